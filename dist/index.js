@@ -1531,7 +1531,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 5025:
+/***/ 4224:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1602,6 +1602,26 @@ class CueError extends Error {
         this.name = 'CueError';
         this.diagnostics = diagnostics;
     }
+}
+/**
+ * A call the engine could not finish because another thread stopped the engine's process
+ * (the action's deadline watchdog, through the engine's `stopper`): the evaluation was
+ * abandoned, and every later call fails the same way.
+ */
+class CueEngineStopped extends Error {
+    method;
+    constructor(method) {
+        super(`the CUE engine was stopped from outside while running ${method}: its evaluation was abandoned`);
+        this.method = method;
+        this.name = 'CueEngineStopped';
+    }
+}
+/** True when `error`, or an error it was caused by, is a CueEngineStopped. */
+function isEngineStopped(error) {
+    for (let at = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++)
+        if (at instanceof CueEngineStopped)
+            return true;
+    return false;
 }
 
 ;// CONCATENATED MODULE: ./src/cue/file-sets.ts
@@ -2373,6 +2393,11 @@ async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
     return { path, cached: true };
 }
 
+;// CONCATENATED MODULE: ./src/cue/types.ts
+// The public types of the CUE engine (cuelang.org/go compiled to WebAssembly).
+/** The value of EngineStopper.state's first Int32 once another thread stopped the engine. */
+const STOPPED_FROM_OUTSIDE = 1;
+
 ;// CONCATENATED MODULE: ./src/cue/native-runtime.ts
 // Starts the native build of the Go shim (src/cue/shim, built by scripts/build-cue.mjs
 // into dist/native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
@@ -2388,6 +2413,8 @@ async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
 // looks at the host only under the virtual root /timoni-fleet-virtual/load-<n>, which
 // does not exist), no module registry, nothing written to standard output. It is killed
 // when this process exits, and stops itself past the memory limit (exit code 86).
+
+
 
 
 
@@ -2417,7 +2444,9 @@ function locateNative() {
     return findEngineArtifact((0,external_node_path_namespaceObject.join)('native', platform, 'cue-shim.gz')).found;
 }
 /** The error for a call during which (or before which) the child stopped. */
-function stoppedError(method, stop, limitMiB) {
+function stoppedError(method, stop, limitMiB, state) {
+    if (state && Atomics.load(state, 0) === STOPPED_FROM_OUTSIDE)
+        return new CueEngineStopped(method);
     if (stop.startError !== undefined)
         return new Error(`the native CUE engine could not run ${method}: ${stop.startError}`);
     if (stop.code === EXIT_MEMORY_LIMIT || /out of memory/.test(stop.fatal ?? ''))
@@ -2499,6 +2528,10 @@ async function startNative(options = {}) {
         cleanup();
         throw error;
     }
+    // Another thread that stops the child says so here first (EngineStopper): the calls then
+    // fail as abandoned, not as a crash of the engine.
+    const stopState = new SharedArrayBuffer(4);
+    const state = new Int32Array(stopState);
     let stopped;
     const stop = () => {
         stopped ??= { startError: 'the engine was stopped' };
@@ -2508,16 +2541,16 @@ async function startNative(options = {}) {
     };
     const bridge = (method, request) => {
         if (stopped)
-            throw stoppedError(method, stopped, memoryLimitMiB);
+            throw stoppedError(method, stopped, memoryLimitMiB, state);
         const response = channel.call(method, request);
         if (response !== undefined)
             return response;
         stopped = running.stopNow();
-        throw stoppedError(method, stopped, memoryLimitMiB);
+        throw stoppedError(method, stopped, memoryLimitMiB, state);
     };
     const later = async (method, request) => {
         if (stopped)
-            throw stoppedError(method, stopped, memoryLimitMiB);
+            throw stoppedError(method, stopped, memoryLimitMiB, state);
         running.awaitNotices(true);
         const response = await channel.send(method, request);
         if (channel.waiting === 0)
@@ -2525,9 +2558,9 @@ async function startNative(options = {}) {
         if (response !== undefined)
             return response;
         stopped ??= running.stopNow();
-        throw stoppedError(method, stopped, memoryLimitMiB);
+        throw stoppedError(method, stopped, memoryLimitMiB, state);
     };
-    return { bridge, later, pid: running.pid, workdir, stop };
+    return { bridge, later, pid: running.pid, workdir, stop, stopper: { pid: running.pid, state: stopState } };
 }
 /** Rejects with `message` when the promise takes longer than the start may. */
 function withTimeout(promise, message) {
@@ -3547,10 +3580,13 @@ class BridgeCueEngine {
     #bridge;
     #later;
     kind;
-    constructor(bridge, later, kind) {
+    stopper;
+    constructor(bridge, later, kind, stopper) {
         this.#bridge = bridge;
         this.#later = later;
         this.kind = kind;
+        if (stopper)
+            this.stopper = stopper;
     }
     #fileSets = new FileSets();
     /** The engine's number for these cue.mod files, sending them when it has none. */
@@ -3673,7 +3709,7 @@ function startCueEngine(kind, options = {}) {
             kind === 'native'
                 ? startNative(options).then((native) => {
                     const calls = deferFrees(native.bridge, native.later);
-                    return new BridgeCueEngine(calls.bridge, calls.later, 'native');
+                    return new BridgeCueEngine(calls.bridge, calls.later, 'native', native.stopper);
                 })
                 : startWasm(options).then((bridge) => {
                     const calls = deferFrees(bridge, answeredAtOnce(bridge));
@@ -3713,6 +3749,7 @@ function loadCueEngine(options = {}) {
 ;// CONCATENATED MODULE: ./src/cue/index.ts
 // The CUE engine: cuelang.org/go v0.17.1 compiled to WebAssembly (src/cue/shim),
 // behind a typed face. Knows nothing of Timoni, Kubernetes or GitHub.
+
 
 
 
@@ -3810,7 +3847,7 @@ const FORMATS = { '.cue': 'cue', '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml
 function sourceFormat(path) {
     const format = FORMATS[(0,external_node_path_namespaceObject.extname)(path).toLowerCase()];
     if (!format) {
-        throw new SourceFileError(path, `unsupported file extension ${(0,display_text/* quote */.h)((0,external_node_path_namespaceObject.extname)(path))} (expected .cue, .json, .yaml or .yml)`);
+        throw new SourceFileError(path, `unsupported file extension ${(0,display_text/* quote */.hD)((0,external_node_path_namespaceObject.extname)(path))} (expected .cue, .json, .yaml or .yml)`);
     }
     return format;
 }
@@ -3838,6 +3875,7 @@ function checked(boundary, path, shownAs) {
         throw new SourceFileError(shownAs, error instanceof Error ? error.message.replace(`${shownAs} `, '') : String(error));
     }
 }
+/** The most files and folders a walk reaches (here and when cue.mod is read at another commit: ../runtime-at-commit.ts). */
 const WALK_ENTRY_LIMIT = 50_000;
 /**
  * Walks a folder in name order, following symlinks that stay inside the boundary (never
@@ -3967,6 +4005,228 @@ function loadSourcePackage(engine, input) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/encoded-text.ts
+// What a text may hold inside its encodings, decoded as someone hiding a secret would have
+// encoded it: the layers under a text, found breadth first, each checked by the caller.
+//
+// The decodings tried on every layer:
+//   - JSON: a text that parses as a JSON document gives each of its strings (keys and
+//     values, at any nesting) as a layer of its own (`DOCKER_AUTH_CONFIG`'s `auths.*.auth`);
+//   - JSON string escapes (`\n`, `\u0041`) of a text that is not a document;
+//   - percent-encoding (`%41`, in a URL or alone), each run of escapes decoded where it stands;
+//   - base64 (standard and URL-safe, padded or not) and hex: of the whole text when, less its
+//     white space, it is all of one alphabet (a base64 wrapped at 76 columns), else of each run
+//     of the alphabet in it (`Basic dXNlcjp0b2tlbg==`, `client-key-data: LS0t...`);
+//   - gzip and zlib, of bytes that a base64 or hex decoding gave and that start with their
+//     magic numbers (a kubeconfig gzipped then base64-encoded).
+// Decoded bytes that are UTF-8 text without control characters are a text layer (decoded
+// further); other bytes are a binary layer, given to the check as Latin-1 (a token inside a
+// binary file is found) and decoded further only by gzip and zlib.
+//
+// Bounded, so that no value can stall the run (a gzip bomb, deep or wide nesting), and
+// closed when a bound is reached: what could not be looked into is reported, not passed.
+
+/**
+ * Decodings applied one inside another before the search stops: 4 covers the deepest
+ * encodings seen in practice (a Docker config: JSON, base64, then the `user:token` text; a
+ * kubeconfig in an environment value: base64, gzip, then YAML whose `client-key-data` is base64
+ * of a PEM key) and keeps the work per value small. A text that still decodes at this depth
+ * is reported as `depth`, never passed unchecked.
+ */
+const MAX_DECODING_DEPTH = 4;
+/**
+ * Characters decoded for one text, all layers together: 1 MiB. An environment value is at
+ * most 128 KiB on Linux (MAX_ARG_STRLEN), so only decompression or many nested copies reach
+ * this; decompression stops at the bound (zlib's maxOutputLength), so a gzip bomb costs at
+ * most 1 MiB of memory and a few milliseconds. A text that needs more is reported as `size`.
+ */
+const MAX_DECODED_CHARS = 1024 * 1024;
+/**
+ * The shortest base64 or hex text that is decoded: 8 characters. Shorter, a base64 text
+ * holds at most 5 bytes and a hex text 3: too few for any credential shape worth naming
+ * beyond a one-character password, and a whole secret that short is found without decoding,
+ * since the base64 and hex of every secret are among its registered forms (secretForms in
+ * secrets.ts). It keeps ordinary words (`dev`, `cafe`, `prod`, `staging`) from being decoded
+ * at all; longer words that happen to be base64 (`production`, `deadbeef`) decode to bytes that
+ * are not text and only ever match a secret's own bytes.
+ */
+const MIN_ENCODED_LENGTH = 8;
+const BASE64_OR_HEX_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_ENCODED_LENGTH},}={0,2}`, 'g');
+const WHOLE_BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
+/** Control characters other than tab and line breaks: decoded bytes that hold one are not text. */
+// eslint-disable-next-line no-control-regex -- control characters are what tells bytes from text
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** Bytes as a text layer (UTF-8 without control characters) or a binary one. */
+function fromBytes(bytes) {
+    try {
+        const text = utf8.decode(bytes);
+        if (!CONTROL.test(text))
+            return { text, binary: false };
+    }
+    catch {
+        // Not UTF-8: a binary layer.
+    }
+    return { text: bytes.toString('latin1'), binary: true };
+}
+/** The strings of a JSON document (keys and values), or undefined when the text is none. */
+function jsonStrings(text) {
+    const start = text.trimStart()[0];
+    if (start !== '{' && start !== '[' && start !== '"')
+        return undefined;
+    let document;
+    try {
+        document = JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+    const strings = [];
+    const pending = [document];
+    while (pending.length > 0) {
+        const value = pending.pop();
+        if (typeof value === 'string')
+            strings.push(value);
+        else if (Array.isArray(value))
+            pending.push(...value);
+        else if (value !== null && typeof value === 'object') {
+            for (const [key, item] of Object.entries(value))
+                pending.push(key, item);
+        }
+    }
+    return strings;
+}
+function jsonUnescaped(text) {
+    if (!text.includes('\\'))
+        return undefined;
+    try {
+        const unescaped = JSON.parse(`"${text}"`);
+        return typeof unescaped === 'string' && unescaped !== text ? unescaped : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function percentDecoded(text) {
+    if (!text.includes('%'))
+        return undefined;
+    const decoded = text.replace(PERCENT_RUN, (run) => {
+        try {
+            return decodeURIComponent(run);
+        }
+        catch {
+            // Escapes that are not UTF-8: each byte as Latin-1, so that ASCII inside still shows.
+            return Buffer.from(run.replace(/%/g, ''), 'hex').toString('latin1');
+        }
+    });
+    return decoded !== text ? decoded : undefined;
+}
+/** The base64 and hex decodings of a text: of the whole when it is one alphabet, else of each run in it. */
+function binaryDecodings(text) {
+    const compact = text.replace(/\s+/g, '');
+    const runs = compact.length >= MIN_ENCODED_LENGTH && WHOLE_BASE64.test(compact)
+        ? [compact]
+        : (text.match(BASE64_OR_HEX_RUN) ?? []);
+    const found = [];
+    for (const run of runs) {
+        if (HEX.test(run))
+            found.push({ bytes: Buffer.from(run, 'hex'), encoding: 'hex' });
+        const unpadded = run.replace(/=+$/, '');
+        // A length of 4n+1 is no base64; both alphabets mixed is no base64 either.
+        if (unpadded.length % 4 === 1 || (/[+/]/.test(unpadded) && /[-_]/.test(unpadded)))
+            continue;
+        found.push({ bytes: Buffer.from(unpadded, 'base64'), encoding: 'base64' });
+    }
+    return found;
+}
+/** True for bytes that start as a gzip or zlib stream does. */
+function isCompressed(bytes) {
+    if (bytes.length < 3)
+        return false;
+    return (bytes[0] === 0x1f && bytes[1] === 0x8b) || (bytes[0] === 0x78 && bytes.readUInt16BE(0) % 31 === 0);
+}
+/** Gzip or zlib bytes inflated to at most `limit` bytes: 'size' past it, undefined when they are not a stream. */
+function decompressed(bytes, limit) {
+    const options = { maxOutputLength: Math.max(1, limit) };
+    try {
+        return bytes[0] === 0x1f
+            ? { bytes: (0,external_node_zlib_namespaceObject.gunzipSync)(bytes, options), encoding: 'gzip' }
+            : { bytes: (0,external_node_zlib_namespaceObject.inflateSync)(bytes, options), encoding: 'zlib' };
+    }
+    catch (error) {
+        if (error instanceof RangeError)
+            return 'size';
+        // Not a valid stream after all: the bytes stay a binary layer.
+        return undefined;
+    }
+}
+/** A layer is decoded further unless it is bytes that are neither text nor compressed. */
+const decodesFurther = (layer) => layer.bytes === undefined || isCompressed(layer.bytes);
+/**
+ * The first answer of `check` on the text or any layer under it (breadth first: the
+ * shallowest finding), `{ limit }` when nothing was found but a bound kept part of the text
+ * from being looked into, or undefined when nothing was found in all of it.
+ */
+function findInDecodings(text, check) {
+    const queue = [{ text, depth: 0, path: [] }];
+    let budget = MAX_DECODED_CHARS - text.length;
+    let limit;
+    for (let layer = queue.shift(); layer !== undefined; layer = queue.shift()) {
+        const found = check(layer.text);
+        if (found !== undefined)
+            return { found, path: layer.path };
+        if (!decodesFurther(layer))
+            continue;
+        const children = [];
+        const add = (decoded, encoding, bytes) => children.push({ text: decoded, bytes, depth: layer.depth + 1, path: [...layer.path, encoding] });
+        const addBytes = (bytes, encoding) => {
+            const { text: decoded, binary } = fromBytes(bytes);
+            add(decoded, encoding, binary ? bytes : undefined);
+        };
+        if (layer.bytes) {
+            const inflated = decompressed(layer.bytes, budget);
+            if (inflated === 'size')
+                limit ??= 'size';
+            else if (inflated)
+                addBytes(inflated.bytes, inflated.encoding);
+        }
+        else {
+            // A JSON document is looked into through its strings; other text through its escapes and runs.
+            const strings = jsonStrings(layer.text);
+            if (strings)
+                for (const value of strings)
+                    add(value, 'JSON');
+            else {
+                const unescaped = jsonUnescaped(layer.text);
+                if (unescaped !== undefined)
+                    add(unescaped, 'JSON escapes');
+                const percent = percentDecoded(layer.text);
+                if (percent !== undefined)
+                    add(percent, 'percent-encoding');
+                for (const { bytes, encoding } of binaryDecodings(layer.text))
+                    addBytes(bytes, encoding);
+            }
+        }
+        // Past the last depth, only bytes that decode no further are still checked; anything else is the bound.
+        const atLimit = layer.depth >= MAX_DECODING_DEPTH;
+        for (const child of children) {
+            if (atLimit && decodesFurther(child)) {
+                limit ??= 'depth';
+                continue;
+            }
+            budget -= Math.max(child.text.length, 1);
+            if (budget < 0) {
+                limit ??= 'size';
+                break;
+            }
+            queue.push(child);
+        }
+    }
+    return limit ? { limit } : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/secrets.ts
 // The one rule for secrets, used by every layer: which forms of a secret value are masked,
 // how text is redacted, and how a new secret reaches the caller (the action prints
@@ -3987,10 +4247,12 @@ function loadSourcePackage(engine, input) {
 //
 // Code the run does not trust (runtime attributes of a pull request's bundle) is never given
 // a text that holds a secret (secretIn): a text that contains a registered form or document
-// (the kubeconfig text, see registerDocument) anywhere, or whose base64, hex, URL or
-// JSON-escape decoding does (a base64 kubeconfig holds its key at any alignment), and a URL
-// that carries a password, registered or not. Masking could not help once such a text is
-// given: the bundle spaces it out.
+// (the kubeconfig text, see registerDocument), or a credential of a known shape, registered
+// or not (credentialIn: a URL or connection string with a password, a PEM private key, a
+// kubeconfig's or a Docker config's credentials). secretIn looks at a text as it stands; the
+// caller asks it of every layer of the text's encodings (../encoded-text.ts: JSON, base64,
+// hex, percent-encoding, gzip, nested), as an attacker would have encoded it. Masking could
+// not help once such a text is given: the bundle spaces it out.
 //
 // What masking cannot promise: a value that the bundle's author transforms in any other way
 // (reversed, spaced out, split in two, hashed and truncated, one character per object name)
@@ -4072,42 +4334,38 @@ function containsSecret(text, secrets) {
 }
 /** `scheme://user:password@host`: a URL that carries a password, anywhere in a text. */
 const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
-/** True when the text holds a URL with a password (`https://x-access-token:...@github.com/o/r`, `postgres://u:p@h`). */
-function containsUrlWithPassword(text) {
-    return URL_WITH_PASSWORD.test(text);
-}
+/** `password=`, `pwd=`, `passwd=`, `pass=` with a value: a URL's query (JDBC), a `;`-separated connection string (ADO), a command line. */
+const PASSWORD_PARAMETER = /(?<![A-Za-z0-9])(?:password|passwd|pwd|pass)\s*=\s*["']?[^\s&;,"']/i;
+/** `password: x`, `"passwd": "x"`: a password in YAML or JSON. */
+const PASSWORD_FIELD = /(?<![A-Za-z0-9])["']?(?:password|passwd)["']?\s*:\s*["']?[^\s"',{}[\]]/i;
+/** A PEM private key of any kind (`RSA`, `EC`, `OPENSSH`, `ENCRYPTED`, PGP's `PRIVATE KEY BLOCK`). */
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/;
+/** A kubeconfig, in YAML or JSON: one of its lists. */
+const KUBECONFIG_LIST = /(?:^|[\n{,])\s*["']?(?:users|clusters|contexts)["']?\s*:/;
+/** A credential field of a kubeconfig's user, with a value. */
+const KUBECONFIG_CREDENTIAL = /(?:^|[\s{,"'])(?:client-key-data|token|id-token|refresh-token|access-token|password)["']?\s*:\s*["']?[^\s"',{}[\]]/;
+/** A Docker config (`~/.docker/config.json`, `DOCKER_AUTH_CONFIG`): its `auths`... */
+const DOCKER_AUTHS = /["']auths["']\s*:/;
+/** ...and a credential of a registry in it. */
+const DOCKER_CREDENTIAL = /["'](?:auth|password|identitytoken|registrytoken)["']\s*:\s*["'][^"']/;
 /**
- * The text as the cheap transforms would have hidden a secret in it, undone: base64
- * (standard and URL-safe) and hex of the whole text, URL decoding and JSON unescaping.
- * Only the decodings that apply; a secret inside base64 of a longer text is not a
- * base64 form of the secret (it depends on its offset), but it is in the decoded text.
+ * The credentials that are secret whatever the run registered, by their shape in a text as
+ * it stands: a PEM private key, a Docker config's registry credential, a kubeconfig's user
+ * credential, a URL with a password (`scheme://user:pass@`), a password parameter or field
+ * (`password=`, `pwd=`, `Password=...;`, `password: x`). Undefined when the text holds none.
  */
-function decodings(text) {
-    const found = [];
-    const compact = text.replace(/\s+/g, '');
-    if (compact.length >= MIN_SECRET_LENGTH && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact))
-        found.push(Buffer.from(compact, 'base64').toString('utf8'));
-    if (compact.length >= MIN_SECRET_LENGTH && compact.length % 2 === 0 && /^[0-9a-f]+$/i.test(compact))
-        found.push(Buffer.from(compact, 'hex').toString('utf8'));
-    if (text.includes('%')) {
-        try {
-            found.push(decodeURIComponent(text));
-        }
-        catch {
-            // Not URL-encoded: a lone % is ordinary text.
-        }
-    }
-    if (text.includes('\\')) {
-        try {
-            const unescaped = JSON.parse(`"${text}"`);
-            if (typeof unescaped === 'string')
-                found.push(unescaped);
-        }
-        catch {
-            // Not a JSON string's escapes.
-        }
-    }
-    return found;
+function credentialIn(text) {
+    if (PEM_PRIVATE_KEY.test(text))
+        return 'private key';
+    if (DOCKER_AUTHS.test(text) && DOCKER_CREDENTIAL.test(text))
+        return 'registry credential';
+    if (KUBECONFIG_LIST.test(text) && KUBECONFIG_CREDENTIAL.test(text))
+        return 'kubeconfig credential';
+    if (URL_WITH_PASSWORD.test(text))
+        return 'password URL';
+    if (PASSWORD_PARAMETER.test(text) || PASSWORD_FIELD.test(text))
+        return 'password';
+    return undefined;
 }
 /**
  * The secrets of one run: every credential, Secret value and environment value found while
@@ -4152,8 +4410,8 @@ class SecretRegistry {
      * Registers a text that is secret only as a whole and is never printed whole: a
      * kubeconfig, whose lines (`apiVersion: v1`) are not secrets and whose credentials are
      * registered one by one. It is neither masked (a multi-line text never stands on one
-     * line of a report) nor forwarded to the runner; `secretIn` finds it in a text or in the
-     * text's decodings (so its base64, hex, URL and JSON forms too).
+     * line of a report) nor forwarded to the runner; `secretIn` finds it in a text (and so,
+     * asked of each decoded layer, in its base64, hex, URL, JSON and gzip forms too).
      */
     registerDocument(text) {
         const trimmed = text.trim();
@@ -4170,25 +4428,22 @@ class SecretRegistry {
         return trimmed !== '' && (this.values.has(trimmed) || this.short.has(trimmed));
     }
     /**
-     * Whether the text holds a secret (see the rule above): 'secret' when it, or one of its
-     * decodings, contains a registered form or document (or it is a value too short to mask),
-     * 'password URL' when it holds a URL with a password; undefined when it holds neither.
+     * Whether the text, as it stands, holds a secret (see the rule above): 'secret' when it
+     * contains a registered form or document (or it is a value too short to mask), else the
+     * credential shape it holds (credentialIn); undefined when it holds neither. Encodings
+     * are not undone here: a caller that gives text to untrusted code asks this of every
+     * layer under it (../encoded-text.ts, as the environment's rule does).
      */
     secretIn(text) {
-        const texts = [text, ...decodings(text)];
         if (this.isSecret(text))
             return 'secret';
-        for (const candidate of texts) {
-            for (const form of this.values)
-                if (candidate.includes(form))
-                    return 'secret';
-            for (const document of this.documents)
-                if (candidate.includes(document))
-                    return 'secret';
-        }
-        if (texts.some(containsUrlWithPassword))
-            return 'password URL';
-        return undefined;
+        for (const form of this.values)
+            if (text.includes(form))
+                return 'secret';
+        for (const document of this.documents)
+            if (text.includes(document))
+                return 'secret';
+        return credentialIn(text);
     }
     /** The values registered so far as given (reports expand them with `secretMasker`). */
     secrets() {
@@ -4238,19 +4493,28 @@ function withoutJobCredentials(env) {
 // are offered only when named in the allow-list, and are never masked.
 //
 // What is never offered: a value that holds a secret of the run (a token, a key, the
-// kubeconfig) anywhere in it or in one of its cheap encodings, or a URL with a password,
-// as the caller's `secretIn` says (SecretRegistry.secretIn in ../secrets.ts, the one rule).
-// Masking cannot help once such a value is offered: the bundle spaces it out. Under
-// runtime-from-env such a variable is withheld and named to the caller (never its value);
-// a variable listed in runtime-env is refused with an error naming it, as the workflow
-// asked for something that is never given.
+// kubeconfig) or a credential of a known shape (a URL or connection string with a password,
+// a PEM private key, a kubeconfig's or Docker config's credentials), as the caller's
+// `secretIn` says of a text as it stands (SecretRegistry.secretIn in ../secrets.ts, the one
+// rule), asked of the value and of every layer of its encodings, decoded as an attacker
+// would have encoded it (../encoded-text.ts: JSON strings, base64, hex, percent-encoding,
+// gzip and zlib, one inside another), and a value too deeply encoded or too large to look
+// into entirely. Masking cannot help once such a value is offered: the bundle spaces it out.
+// Under runtime-from-env such a variable is withheld and named to the caller with why in a
+// few words (never its value); a variable listed in runtime-env is refused with an error
+// naming it, as the workflow asked for something that is never given.
+//
+// What cannot be recognised: a secret split over two variables, encrypted, or encoded in a
+// way not listed above. runtime-env, the allow-list of names, offers only what it names.
 //
 // What is masked: a value offered here is not a secret for being an environment value (a
 // registry host, a region, `GITHUB_REPOSITORY` are shown as they are). It is masked when
 // its variable's name says it holds a credential (`DB_PASSWORD`, `NPM_TOKEN`, `SSH_KEY`:
-// see isCredentialName), or when it holds a URL that carries a password
-// (`postgres://user:pass@host`, offered only by callers that do not withhold them: the
-// CLI). Values read from cluster Secrets are masked where they are read (runtime-queries.ts).
+// see isCredentialName), or when it holds a credential of a known shape
+// (`postgres://user:pass@host`, credentialIn in ../secrets.ts; offered only by callers that
+// do not withhold them: the CLI's vet and build). Values read from cluster Secrets are
+// masked where they are read (runtime-queries.ts).
+
 
 /** Variables whose text the pull request's author controls: offered only when allow-listed, never secret. */
 const AUTHOR_CONTROLLED_NAMES = new Set([
@@ -4287,13 +4551,30 @@ function isCredentialName(name) {
 }
 /**
  * True when a value offered to runtime attributes is masked in reports: its variable's name
- * says it is a credential, or the value is a URL with a password. Author-controlled text is
+ * says it is a credential, or the value holds a credential's shape. Author-controlled text is
  * never masked (masking it would let the author hide text from reviewers).
  */
 function isSecretEnvironmentValue(name, value) {
     if (AUTHOR_CONTROLLED_NAMES.has(name))
         return false;
-    return isCredentialName(name) || containsUrlWithPassword(value);
+    return isCredentialName(name) || credentialIn(value) !== undefined;
+}
+/**
+ * Why a value is never given to runtime attributes, in a few words (never the value), or
+ * undefined when it may be: what `secretIn` finds in the value or in any layer of its
+ * encodings (`secret in base64 in JSON`), or the bound that kept part of it from being
+ * looked into (../encoded-text.ts).
+ */
+function withholdingReason(value, secretIn) {
+    const result = findInDecodings(value, secretIn);
+    if (result === undefined)
+        return undefined;
+    if ('limit' in result) {
+        return result.limit === 'depth'
+            ? `encoded more than ${MAX_DECODING_DEPTH} deep`
+            : `over ${MAX_DECODED_CHARS / (1024 * 1024)} MiB decoded`;
+    }
+    return [result.found, ...[...result.path].reverse()].join(' in ');
 }
 /**
  * The variables offered to runtime attributes. Undefined when none are (neither option
@@ -4318,7 +4599,7 @@ function runtimeEnvironment(env, options) {
         const listed = allowed.has(name);
         if (!listed && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name)))
             continue;
-        const why = options.secretIn?.(value);
+        const why = options.secretIn ? withholdingReason(value, options.secretIn) : undefined;
         if (why === undefined)
             offered[name] = value;
         else if (listed)
@@ -4327,7 +4608,7 @@ function runtimeEnvironment(env, options) {
             options.onWithheld?.(name, why);
     }
     if (refused.length > 0) {
-        throw new RuntimeEnvironmentError(`runtime-env: ${refused.join(', ')} ${refused.length === 1 ? 'holds' : 'hold'} a secret of the run or a URL with a password, which is never given to runtime attributes (a bundle can spell it out past any masking); remove ${refused.length === 1 ? 'it' : 'them'} from runtime-env`);
+        throw new RuntimeEnvironmentError(`runtime-env: ${refused.join(', ')} ${refused.length === 1 ? 'holds' : 'hold'} a secret of the run or a credential (as it stands or encoded), which is never given to runtime attributes (a bundle can spell it out past any masking); remove ${refused.length === 1 ? 'it' : 'them'} from runtime-env`);
     }
     return offered;
 }
@@ -4356,7 +4637,7 @@ function parseVariableNames(text, what) {
 
 class RuntimeQueryError extends Error {
     constructor(query, reason) {
-        super(`runtime value query ${(0,display_text/* quote */.h)(query)}: ${reason}`);
+        super(`runtime value query ${(0,display_text/* quote */.hD)(query)}: ${reason}`);
         this.name = 'RuntimeQueryError';
     }
 }
@@ -4372,7 +4653,7 @@ const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
 function checkSegment(query, label, value, pattern, rule) {
     if (!pattern.test(value))
-        throw new RuntimeQueryError(query, `the ${label} ${(0,display_text/* quote */.h)(value)} is not valid: ${rule}`);
+        throw new RuntimeQueryError(query, `the ${label} ${(0,display_text/* quote */.hD)(value)} is not valid: ${rule}`);
 }
 function parseRuntimeQuery(query, expressions, optional) {
     const parts = query.split(':');
@@ -4401,7 +4682,7 @@ function parseRuntimeQuery(query, expressions, optional) {
     checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
     for (const { name: valueName } of expressions) {
         if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
-            throw new RuntimeQueryError(query, `${(0,display_text/* quote */.h)(valueName)} is not a valid value name (letters, digits, - and _, 1-63 characters)`);
+            throw new RuntimeQueryError(query, `${(0,display_text/* quote */.hD)(valueName)} is not a valid value name (letters, digits, - and _, 1-63 characters)`);
         }
     }
     return { query, apiVersion, kind, namespace, name, expressions, optional };
@@ -4521,14 +4802,14 @@ const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 function checkCluster(clusters, label, name, group, kubeContext) {
     if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
-        throw fieldError(clusters, label, `runtime cluster name ${(0,display_text/* quote */.h)(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+        throw fieldError(clusters, label, `runtime cluster name ${(0,display_text/* quote */.hD)(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
     }
     for (const [field, value] of [
         ['group', group],
         ['kubeContext', kubeContext],
     ]) {
         if (CONTROL_CHARACTERS.test(value)) {
-            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${(0,display_text/* quote */.h)(value)} must be text without control characters (line breaks, escapes)`);
+            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${(0,display_text/* quote */.hD)(value)} must be text without control characters (line breaks, escapes)`);
         }
     }
 }
@@ -4541,7 +4822,7 @@ function readClusters(runtime) {
             const group = exportedAt(clusters, `${field.label}.group`);
             const kubeContext = exportedAt(clusters, `${field.label}.kubeContext`);
             if (typeof group !== 'string' || typeof kubeContext !== 'string') {
-                throw fieldError(clusters, field.label, `runtime cluster ${(0,display_text/* quote */.h)(field.name)} needs string fields "group" and "kubeContext"`);
+                throw fieldError(clusters, field.label, `runtime cluster ${(0,display_text/* quote */.hD)(field.name)} needs string fields "group" and "kubeContext"`);
             }
             checkCluster(clusters, field.label, field.name, group, kubeContext);
             return { name: field.name, group, kubeContext };
@@ -4907,8 +5188,8 @@ function clusters_matches(wanted, actual) {
 class NoClusterMatchesError extends Error {
     constructor(runtime, selector) {
         const asked = [
-            selector.cluster && selector.cluster !== '*' ? `cluster ${(0,display_text/* quote */.h)(selector.cluster)}` : '',
-            selector.group && selector.group !== '*' ? `group ${(0,display_text/* quote */.h)(selector.group)}` : '',
+            selector.cluster && selector.cluster !== '*' ? `cluster ${(0,display_text/* quote */.hD)(selector.cluster)}` : '',
+            selector.group && selector.group !== '*' ? `group ${(0,display_text/* quote */.hD)(selector.group)}` : '',
         ]
             .filter(Boolean)
             .join(' and ');
@@ -4966,7 +5247,7 @@ function withMissingRuntimeValues(error, runtime, missing) {
     const why = runtime.name === DEFAULT_RUNTIME_NAME
         ? "no runtime was given (-r runtime.cue, or the action's runtime input)"
         : runtime.isDefault
-            ? `runtime ${(0,display_text/* quote */.h)(runtime.name)} declares no clusters and nothing else gives them`
+            ? `runtime ${(0,display_text/* quote */.hD)(runtime.name)} declares no clusters and nothing else gives them`
             : 'neither the runtime (its clusters and value queries) nor the environment (--runtime-env, --runtime-from-env) gives them';
     return new CueFilesError(`the bundle reads runtime values (${names}) but ${why}; ${error.summary}`, error.diagnostics);
 }
@@ -5210,6 +5491,20 @@ function cloneJson(value) {
 }
 function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+/**
+ * The field managers other than `own` that wrote the object, as the server's
+ * `metadata.managedFields` tell it (sorted, without duplicates); `['(none recorded)']` when
+ * the object has no entry at all, since then who wrote it cannot be told. Empty: only `own`.
+ * A record that only this tool writes (its history, its identity record) is trusted only
+ * when this is empty: an object a bundle applied carries Timoni's manager (`timoni`).
+ */
+function otherFieldManagers(object, own) {
+    const entries = Array.isArray(object.metadata.managedFields) ? object.metadata.managedFields : [];
+    if (entries.length === 0)
+        return ['(none recorded)'];
+    const managers = entries.map((entry) => (typeof entry.manager === 'string' ? entry.manager : '(unnamed)'));
+    return [...new Set(managers.filter((manager) => manager !== own))].sort();
 }
 
 ;// CONCATENATED MODULE: ./src/kube/ssa/apply-order.ts
@@ -5511,15 +5806,44 @@ function identityRecordObject(name, record) {
         data: { runtimeCluster: record.runtimeCluster, uid: record.uid, recordedAt: record.recordedAt },
     };
 }
-/** The record in the cluster, or null when there is none. */
-async function readIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
+/** `ConfigMap/kube-system/<name>` */
+function identityRecordRef(name) {
+    return `ConfigMap/${IDENTITY_NAMESPACE}/${name}`;
+}
+/**
+ * The record in the cluster, checked: it counts only when nothing but timoni-fleet ever
+ * wrote it (every `metadata.managedFields` entry's manager is IDENTITY_FIELD_MANAGER). A
+ * bundle's objects are applied with Timoni's manager and anyone else's tool with its own,
+ * so a record they wrote (or touched) is not trusted: `record` is null and `untrusted` says
+ * which managers wrote it.
+ */
+async function readIdentityRecordChecked(cluster, name = DEFAULT_IDENTITY_RECORD) {
     const object = await cluster.client.getOrNull(recordPath(name), {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         namespace: IDENTITY_NAMESPACE,
         name,
     });
-    return parseIdentityRecord(object);
+    if (!object)
+        return { record: null };
+    const managers = otherFieldManagers(object, IDENTITY_FIELD_MANAGER);
+    if (managers.length > 0)
+        return {
+            record: null,
+            managers,
+            untrusted: `cluster ${cluster.name}: ${identityRecordRef(name)} ignored: written by field manager(s) ${managers.join(', ')}, not only ${IDENTITY_FIELD_MANAGER}`,
+        };
+    return { record: parseIdentityRecord(object) };
+}
+/**
+ * The record in the cluster, or null when there is none or it is not trusted
+ * (readIdentityRecordChecked); a record not trusted is told to `onIgnored`.
+ */
+async function readIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD, onIgnored) {
+    const read = await readIdentityRecordChecked(cluster, name);
+    if (read.untrusted)
+        onIgnored?.(read.untrusted);
+    return read.record;
 }
 /** Writes (or overwrites) the record with server-side apply under our own field manager. */
 async function writeIdentityRecord(cluster, record, name = DEFAULT_IDENTITY_RECORD) {
@@ -5602,8 +5926,12 @@ async function establishIdentity(cluster, context, options) {
     const writes = options.apply && (options.mode === 'record' || options.repin);
     let record;
     let uid;
+    let untrusted;
     try {
-        record = await readIdentityRecord(cluster, recordName);
+        const read = await readIdentityRecordChecked(cluster, recordName);
+        record = read.record;
+        if (read.untrusted)
+            untrusted = read;
         // Without a record and nothing to write, the UID is not needed: one request per cluster.
         if (record || options.mode === 'record')
             uid = await readClusterUid(cluster);
@@ -5614,6 +5942,15 @@ async function establishIdentity(cluster, context, options) {
         if (writes)
             throw new ClusterIdentityError(rightsMessage(cluster, recordName, error));
         return { record: null, note: `cluster identity not checked: ${rightsMessage(cluster, recordName, error)}` };
+    }
+    // A record someone else wrote is not trusted: as if there were none for a check; never
+    // overwritten silently (someone tampered with it, and a write would hide that).
+    if (untrusted) {
+        if (writes)
+            throw new ClusterIdentityError(`${untrusted.untrusted ?? ''}: it is not trusted, and not overwritten (was it tampered with?). The cluster is refused. ` +
+                `Look at who wrote it; to record the cluster again, delete it (kubectl -n ${IDENTITY_NAMESPACE} delete configmap ${recordName}) and apply again`, uid);
+        const note = `cluster identity not checked: ${untrusted.untrusted ?? ''}; it is treated as absent`;
+        return uid ? { uid, record: null, note } : { record: null, note };
     }
     if (!uid)
         return { record };
@@ -5919,7 +6256,7 @@ class ProxyTransport {
 
 /** Where retries are told when the caller does not say: stderr, as the CLI's progress. */
 function retryToStderr(retry) {
-    process.stderr.write(`${(0,display_text/* escapeControls */.U)(retry.text)}\n`);
+    process.stderr.write(`${(0,display_text/* escapeControls */.UN)(retry.text)}\n`);
 }
 /** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
 function parseWarnings(header) {
@@ -8926,8 +9263,79 @@ async function markDeleting(cluster, name, namespace, now = new Date()) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/kube/instance/record-checks.ts
+// Records are checked when read. A record read back from a cluster decides what a run
+// deletes (instances a bundle no longer lists, leaving clusters, orphans), what it owns, and
+// what a rollback puts back; a bundle, or anyone with write rights somewhere, could plant an
+// object of the same shape. So a record counts only where its writer would have put it:
+//
+//   - Timoni's instance record (Secret `timoni.<instance>`) only where Timoni itself writes
+//     it: the Secret's name is `timoni.<the instance its data names>`, its namespace that
+//     instance's namespace (a pending revision's too), its type `timoni.sh/instance`, its
+//     labels Timoni's (`app.kubernetes.io/name: <instance>`, `component: instance`,
+//     `created-by: timoni`) and those of the decoded instance (`bundle.timoni.sh/name`
+//     agreeing both ways). Its field managers are not looked at: Timoni's CLI and a bundle
+//     object both write with manager `timoni`; a bundle object of this shape is refused
+//     before it is applied (reserved-objects.ts).
+//   - A history (`timoni-fleet-history.<instance>`, history-store.ts) or the identity record
+//     (../connect/cluster-identity.ts) only when nothing but timoni-fleet ever wrote it:
+//     every `metadata.managedFields` entry's manager is `timoni-fleet` (a bundle object
+//     shows `timoni`, a kubectl edit `kubectl-edit`...): otherFieldManagers, ../object.ts.
+//
+// What fails is ignored and reported (the message names the object and why), never acted
+// on: a scan leaves it out (listInstances), a single read refuses the instance
+// (readInstance), a history read refuses the history (history-store.ts).
+
+
+const where = (secret) => `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
+/** The labels of the instance as its data (`data.instance`) records them, not the Secret's. */
+function dataLabels(secret) {
+    const data = isRecord(secret.data) ? secret.data : {};
+    const encoded = data[instanceDataKey];
+    if (typeof encoded !== 'string')
+        return {};
+    return decodeInstance(Buffer.from(encoded, 'base64').toString('utf8'), where(secret)).labels ?? {};
+}
+/**
+ * Why this instance Secret is not a record Timoni would have written (the message names the
+ * Secret and the reason: `Secret/team-a/timoni.billing ignored: it names instance
+ * team-b/billing`), or null when it is one. `decoded` is the Secret decoded.
+ */
+function instanceRecordProblem(secret, decoded) {
+    const { instance, pending } = decoded;
+    const named = `${instance.namespace}/${instance.name}`;
+    const ignored = (reason) => `${where(secret)} ignored: ${reason}`;
+    const name = secret.metadata.name;
+    const namespace = secret.metadata.namespace ?? '';
+    if (instance.name === '' || instance.namespace === '')
+        return ignored('it names no instance');
+    if (name !== instanceSecretName(instance.name) || namespace !== instance.namespace)
+        return ignored(`it names instance ${named}, whose record is Secret/${instance.namespace}/${instanceSecretName(instance.name)}`);
+    if (pending && (pending.name !== instance.name || pending.namespace !== instance.namespace))
+        return ignored(`its pending revision names instance ${pending.namespace}/${pending.name}, not ${named}`);
+    if (secret.type !== instanceSecretType)
+        return ignored(`its type is ${JSON.stringify(secret.type ?? '')}, not ${instanceSecretType}`);
+    const labels = secret.metadata.labels ?? {};
+    const timoniLabels = {
+        [instanceLabels.name]: instance.name,
+        [instanceLabels.component]: 'instance',
+        [instanceLabels.createdBy]: 'timoni',
+    };
+    for (const [key, value] of Object.entries(timoniLabels))
+        if (labels[key] !== value)
+            return ignored(`its label ${key} is not ${JSON.stringify(value)}`);
+    const recorded = dataLabels(secret);
+    if ((labels[bundleNameLabel] ?? '') !== (recorded[bundleNameLabel] ?? ''))
+        return ignored(`its label ${bundleNameLabel} (${JSON.stringify(labels[bundleNameLabel] ?? '')}) is not the bundle its instance records (${JSON.stringify(recorded[bundleNameLabel] ?? '')})`);
+    for (const [key, value] of Object.entries(recorded))
+        if (labels[key] !== value)
+            return ignored(`its label ${key} is not the one its instance records`);
+    return null;
+}
+
 ;// CONCATENATED MODULE: ./src/kube/instance/inventory-store.ts
 // Reading and writing instance Secrets on a cluster, as Timoni's StorageManager does.
+
 
 
 const inventory_store_secretRef = (name, namespace) => ({
@@ -8936,20 +9344,44 @@ const inventory_store_secretRef = (name, namespace) => ({
     namespace,
     name: instanceSecretName(name),
 });
-/** The stored instance, or null when there is none. */
-async function inventory_store_readInstance(cluster, name, namespace) {
-    const secret = await cluster.get(inventory_store_secretRef(name, namespace));
-    if (!secret)
-        return null;
+/** An instance Secret that is not a record Timoni would have written (record-checks.ts). */
+class ForgedInstanceRecordError extends Error {
+    name = 'ForgedInstanceRecordError';
+}
+function decodeStored(cluster, secret) {
     try {
         return decodeInstanceSecret(secret);
     }
     catch (error) {
-        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
+        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}: ${error.message}`);
     }
 }
-/** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
-async function inventory_store_listInstances(cluster, namespace, bundle) {
+/**
+ * The stored instance, or null when there is none. The Secret is checked as every record
+ * read back is (record-checks.ts): one found under the instance's record name that is not
+ * a record Timoni would have written there (it names another instance, its labels or type
+ * are not Timoni's) is taken for a forged one. It is not treated as absent (an apply would
+ * then install over it, a diff would show a first install): the instance is refused
+ * (ForgedInstanceRecordError, naming the Secret and why), so that nothing acts on it until
+ * a person has looked.
+ */
+async function inventory_store_readInstance(cluster, name, namespace) {
+    const secret = await cluster.get(inventory_store_secretRef(name, namespace));
+    if (!secret)
+        return null;
+    const decoded = decodeStored(cluster, secret);
+    const problem = instanceRecordProblem(secret, decoded);
+    if (problem)
+        throw new ForgedInstanceRecordError(`cluster ${cluster.name}: ${problem}; instance ${namespace}/${name} is refused: its record is not one Timoni would have written`);
+    return decoded;
+}
+/**
+ * Instances in a namespace ('' = all), optionally of one bundle, oldest first. Only the
+ * Secrets that are records Timoni would have written count (record-checks.ts); each other
+ * one found under Timoni's labels is left out and told to `onIgnored` (by default on
+ * stderr, as a retry is), with the reason.
+ */
+async function inventory_store_listInstances(cluster, namespace, bundle, onIgnored = ignoredToStderr) {
     const selector = {
         [instanceLabels.component]: 'instance',
         [instanceLabels.createdBy]: 'timoni',
@@ -8960,14 +9392,24 @@ async function inventory_store_listInstances(cluster, namespace, bundle) {
     const created = (secret) => String(secret.metadata.creationTimestamp ?? '');
     return secrets
         .sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0))
-        .map((secret) => {
+        .flatMap((secret) => {
+        let decoded;
         try {
-            return decodeInstanceSecret(secret);
+            decoded = decodeStored(cluster, secret);
         }
         catch (error) {
-            throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace}/${secret.metadata.name}: ${error.message}`);
+            onIgnored(`${error.message}: ignored`);
+            return [];
         }
+        const problem = instanceRecordProblem(secret, decoded);
+        if (!problem)
+            return [decoded];
+        onIgnored(`cluster ${cluster.name}: ${problem}`);
+        return [];
     });
+}
+function ignoredToStderr(message) {
+    process.stderr.write(`${message}\n`);
 }
 /**
  * Writes the instance Secret (server-side apply, field manager `timoni`), stamping
@@ -9053,6 +9495,355 @@ async function assertOwnership(cluster, bundle, instances) {
     const conflicts = await findOwnershipConflicts(cluster, bundle, instances);
     if (conflicts.length > 0)
         throw new OwnershipConflictError(cluster.name, bundle, conflicts);
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance/history-store.ts
+// The history of an instance on a cluster: every revision timoni-fleet applied, newest first,
+// as `helm history` lists a release's. One Secret per instance, of our own, beside Timoni's:
+//
+//   Secret `timoni-fleet-history.<instance>` in the instance's namespace,
+//   type `timoni-fleet.io/history`, labels `app.kubernetes.io/managed-by: timoni-fleet` and
+//   `timoni-fleet.io/instance: <instance>` only, `data.history` = JSON { entries: [...] }.
+//
+// It carries none of Timoni's labels (nor `bundle.timoni.sh/name`), so that neither Timoni nor
+// our own scans (listInstances, unlisted-instances.ts) take it for an instance, and it is
+// written with server-side apply under our own field manager (`timoni-fleet`): Timoni's
+// inventory Secret (`timoni.<instance>`) is never written here.
+//
+// Each entry keeps the record the apply wrote (the decoded `data.instance` JSON text, byte for
+// byte), so that a rollback can write it back exactly; the values live in it (and in `values`),
+// which is why the history is a Secret and why nothing here is ever printed.
+//
+// Revisions grow by one per apply of the instance; an apply that left the instance as it was
+// (same module, digest, values, inventory and images: only `lastTransitionTime` differs) adds
+// no revision, it refreshes the newest entry's record (so that it stays the live one), and a
+// push that touches one instance of a bundle does not push the others' history out. At most
+// `keep` entries are kept (the newest, current one included), and fewer when their JSON would
+// pass HISTORY_MAX_BYTES (a Secret holds at most 1 MiB).
+
+
+
+
+const historySecretPrefix = 'timoni-fleet-history.';
+const historySecretType = 'timoni-fleet.io/history';
+const historyDataKey = 'history';
+/** Our own field manager, as the cluster identity record's: never Timoni's. */
+const HISTORY_FIELD_MANAGER = 'timoni-fleet';
+const historyLabels = {
+    managedBy: 'app.kubernetes.io/managed-by',
+    instance: 'timoni-fleet.io/instance',
+};
+/** The history's JSON stays under this (a Secret's data may not pass 1 MiB). */
+const HISTORY_MAX_BYTES = 900 * 1024;
+function historySecretName(instance) {
+    return `${historySecretPrefix}${instance}`;
+}
+const historyRef = (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace,
+    name: historySecretName(name),
+});
+const secretPath = (name, namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(historySecretName(name))}`;
+/** The Secret holding `entries` (newest first). */
+function historySecret(name, namespace, entries) {
+    return {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+            name: historySecretName(name),
+            namespace,
+            labels: { [historyLabels.managedBy]: 'timoni-fleet', [historyLabels.instance]: name },
+        },
+        type: historySecretType,
+        data: { [historyDataKey]: Buffer.from(JSON.stringify({ entries })).toString('base64') },
+    };
+}
+function optionalString(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+/** The `reviewed` mark of a stored entry; one that is not well formed counts as none (never as reviewed). */
+function decodeReviewed(raw) {
+    if (!isRecord(raw))
+        return undefined;
+    const { commit, pullRequest } = raw;
+    if (commit !== undefined && typeof commit !== 'string')
+        return undefined;
+    if (pullRequest !== undefined && !(Number.isSafeInteger(pullRequest) && pullRequest > 0))
+        return undefined;
+    const mark = {
+        ...(commit ? { commit } : {}),
+        ...(pullRequest !== undefined ? { pullRequest: pullRequest } : {}),
+    };
+    return mark.commit || mark.pullRequest ? mark : undefined;
+}
+function decodeEntry(raw, where) {
+    if (!isRecord(raw) || typeof raw.revision !== 'number' || typeof raw.record !== 'string')
+        throw new Error(`${where}: an entry without revision or record`);
+    const module = isRecord(raw.module) ? raw.module : {};
+    const commit = optionalString(raw.commit);
+    const runUrl = optionalString(raw.runUrl);
+    const secrets = Array.isArray(raw.secrets) ? raw.secrets.filter((s) => typeof s === 'string') : [];
+    const reviewed = decodeReviewed(raw.reviewed);
+    return {
+        revision: raw.revision,
+        module: {
+            url: String(module.url ?? ''),
+            version: String(module.version ?? ''),
+            digest: String(module.digest ?? ''),
+        },
+        values: String(raw.values ?? ''),
+        appliedAt: String(raw.appliedAt ?? ''),
+        ...(commit ? { commit } : {}),
+        ...(runUrl ? { runUrl } : {}),
+        record: raw.record,
+        ...(typeof raw.rollbackTo === 'number' ? { rollbackTo: raw.rollbackTo } : {}),
+        ...(secrets.length > 0 ? { secrets } : {}),
+        ...(reviewed ? { reviewed } : {}),
+    };
+}
+/** The entries of a history Secret, newest first. */
+function decodeHistorySecret(secret) {
+    const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
+    const data = isRecord(secret.data) ? secret.data : {};
+    const encoded = data[historyDataKey];
+    if (typeof encoded !== 'string')
+        throw new Error(`${where}: history data not found`);
+    let parsed;
+    try {
+        parsed = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+    }
+    catch {
+        throw new Error(`${where}: history data is not JSON`);
+    }
+    if (!isRecord(parsed) || !Array.isArray(parsed.entries))
+        throw new Error(`${where}: history data has no entries`);
+    return parsed.entries.map((entry) => decodeEntry(entry, where)).sort((a, b) => b.revision - a.revision);
+}
+/** A history that timoni-fleet did not write alone: refused, so that a forged revision is never applied. */
+class UntrustedHistoryError extends Error {
+    name = 'UntrustedHistoryError';
+}
+/**
+ * Why the history Secret is not trusted, or null: it counts only when nothing but
+ * timoni-fleet ever wrote it (every managedFields entry's manager is ours). A bundle's
+ * objects are applied with Timoni's manager (`timoni`), kubectl with its own.
+ */
+function historyTrustProblem(secret) {
+    const others = otherFieldManagers(secret, HISTORY_FIELD_MANAGER);
+    if (others.length > 0)
+        return `written by field manager(s) ${others.join(', ')}, not only ${HISTORY_FIELD_MANAGER}`;
+    if (secret.type !== historySecretType)
+        return `its type is ${JSON.stringify(secret.type ?? '')}, not ${historySecretType}`;
+    return null;
+}
+async function readStored(cluster, name, namespace) {
+    const secret = await cluster.get(historyRef(name, namespace));
+    if (!secret)
+        return { entries: [], resourceVersion: '' };
+    // Read validation: a history someone else wrote (or touched) is refused, never read, so
+    // neither a rollback nor the next revision's number comes from it.
+    const untrusted = historyTrustProblem(secret);
+    if (untrusted)
+        throw new UntrustedHistoryError(`cluster ${cluster.name}: history of instance ${namespace}/${name} ignored (Secret/${namespace}/${historySecretName(name)}): ${untrusted}`);
+    try {
+        return { entries: decodeHistorySecret(secret), resourceVersion: String(secret.metadata.resourceVersion ?? '') };
+    }
+    catch (error) {
+        throw new Error(`cluster ${cluster.name}: instance ${namespace}/${name}: ${error.message}`);
+    }
+}
+/** The instance's history on the cluster, newest first ([] when it has none). */
+async function history_store_readHistory(cluster, name, namespace) {
+    return (await readStored(cluster, name, namespace)).entries;
+}
+/** At most `keep` entries, newest first, whose JSON stays under `maxBytes` (the newest one always stays). */
+function trimHistory(entries, keep, maxBytes = HISTORY_MAX_BYTES) {
+    const kept = [...entries].sort((a, b) => b.revision - a.revision).slice(0, Math.max(keep, 1));
+    while (kept.length > 1 && Buffer.byteLength(JSON.stringify({ entries: kept })) > maxBytes)
+        kept.pop();
+    return kept;
+}
+/** Writes the entries (server-side apply, our field manager), only if the Secret is still at `resourceVersion`. */
+async function writeStored(cluster, name, namespace, entries, resourceVersion) {
+    const secret = historySecret(name, namespace, entries);
+    if (resourceVersion)
+        secret.metadata.resourceVersion = resourceVersion;
+    await cluster.client.request({
+        method: 'PATCH',
+        path: secretPath(name, namespace),
+        query: { fieldManager: HISTORY_FIELD_MANAGER, force: true },
+        body: JSON.stringify(secret),
+        contentType: 'application/apply-patch+yaml',
+        object: historyRef(name, namespace),
+    });
+}
+/** The record without what every apply changes (`lastTransitionTime`), to tell an apply that changed nothing. */
+function sameInstance(a, b) {
+    const strip = (text) => {
+        try {
+            const parsed = JSON.parse(text);
+            delete parsed.lastTransitionTime;
+            return JSON.stringify(parsed);
+        }
+        catch {
+            return text;
+        }
+    };
+    return strip(a) === strip(b);
+}
+/**
+ * The history after an apply of `input.record`: a new revision first, or the newest one
+ * refreshed. The `reviewed` mark is the apply's own, else (a rollback) the mark of the
+ * revision put back, else (a refresh: the same record applied again) the newest one's.
+ */
+function nextHistory(entries, input, keep) {
+    const { creationTimestamp: _live, ...written } = input.record;
+    const record = input.recordText ?? encodeInstance(written);
+    const newest = entries[0];
+    const putBack = input.rollbackTo !== undefined ? entries.find((e) => e.revision === input.rollbackTo) : undefined;
+    const reviewed = input.reviewed ?? putBack?.reviewed;
+    if (newest && sameInstance(newest.record, record)) {
+        const mark = reviewed ?? newest.reviewed;
+        const entry = { ...newest, record, ...(mark ? { reviewed: { ...mark } } : {}) };
+        return { entries: trimHistory([entry, ...entries.slice(1)], keep), entry, added: false };
+    }
+    const entry = {
+        revision: (newest?.revision ?? 0) + 1,
+        module: { url: written.module.repository, version: written.module.version, digest: written.module.digest },
+        values: written.values,
+        appliedAt: rfc3339(input.appliedAt ?? new Date()),
+        ...(input.commit ? { commit: input.commit } : {}),
+        ...(input.runUrl ? { runUrl: input.runUrl } : {}),
+        record,
+        ...(input.rollbackTo !== undefined ? { rollbackTo: input.rollbackTo } : {}),
+        ...(input.secrets && input.secrets.length > 0 ? { secrets: [...input.secrets] } : {}),
+        ...(reviewed ? { reviewed: { ...reviewed } } : {}),
+    };
+    return { entries: trimHistory([entry, ...entries], keep), entry, added: true };
+}
+/**
+ * Appends the record an apply wrote to the instance's history, keeping at most `keep`
+ * entries; answers the newest entry. A concurrent write (409 on the resourceVersion
+ * precondition) is read again and retried, twice at most.
+ */
+async function appendHistory(cluster, input, keep) {
+    const { name, namespace } = input.record;
+    for (let attempt = 0;; attempt++) {
+        const stored = await readStored(cluster, name, namespace);
+        const next = nextHistory(stored.entries, input, keep);
+        try {
+            await writeStored(cluster, name, namespace, next.entries, stored.resourceVersion);
+            return { entry: next.entry, added: next.added };
+        }
+        catch (error) {
+            if (!(error instanceof errors_KubeApiError && error.status === 409) || attempt >= 2)
+                throw error;
+        }
+    }
+}
+/** Removes the instance's history; false when it had none. */
+function deleteHistory(cluster, name, namespace) {
+    return cluster.delete(historyRef(name, namespace));
+}
+/** Timoni's record on the cluster as stored (`data.instance`, decoded), or null without one. */
+async function history_store_readLiveRecordText(cluster, name, namespace) {
+    const secret = await cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+    // Checked as readInstance checks it (record-checks.ts): a forged record is no live revision.
+    if (secret) {
+        const problem = instanceRecordProblem(secret, decodeInstanceSecret(secret));
+        if (problem)
+            throw new Error(`cluster ${cluster.name}: ${problem}; instance ${namespace}/${name} is refused: its record is not one Timoni would have written`);
+    }
+    const data = secret && isRecord(secret.data) ? secret.data : {};
+    const encoded = data[instanceDataKey];
+    return typeof encoded === 'string' ? Buffer.from(encoded, 'base64').toString('utf8') : null;
+}
+/** The revision whose record is the live one (byte for byte), if any. */
+function history_store_currentRevision(entries, live) {
+    return live === null ? undefined : entries.find((entry) => entry.record === live)?.revision;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance/reserved-objects.ts
+
+
+
+
+/** What every refusal says first; `isReservedRefusal` tells a refused change by it. */
+const REFUSED = 'refused: a bundle may not apply an object that has the';
+const reasons = {
+    instance: `${REFUSED} name or labels of a Timoni instance record, which timoni-fleet and Timoni read back`,
+    history: `${REFUSED} name or labels of a timoni-fleet instance history, which a rollback reads back`,
+    identity: `${REFUSED} name or labels of the cluster identity record, which timoni-fleet reads back to tell clusters apart`,
+};
+const isCoreKind = (object, kind) => object.kind === kind && groupOf(object.apiVersion) === '';
+function labelsOf(object) {
+    return isRecord(object.metadata?.labels) ? object.metadata.labels : {};
+}
+/**
+ * Why the bundle may not apply this object (the reason, starting `refused:`), or null when
+ * it may. Names compare as the API server stores them (exactly).
+ */
+function reservedObjectReason(object, rules = {}) {
+    const name = String(object.metadata?.name ?? '');
+    const namespace = String(object.metadata?.namespace ?? '');
+    const labels = labelsOf(object);
+    const secret = isCoreKind(object, 'Secret');
+    const type = secret ? object.type : undefined;
+    const identityNames = new Set([DEFAULT_IDENTITY_RECORD, rules.identityRecord || DEFAULT_IDENTITY_RECORD]);
+    const identityLabelled = Object.entries(IDENTITY_LABELS).every(([key, value]) => labels[key] === value);
+    if (identityLabelled ||
+        (isCoreKind(object, 'ConfigMap') &&
+            identityNames.has(name) &&
+            (namespace === IDENTITY_NAMESPACE || namespace === '')))
+        return reasons.identity;
+    if ((secret && (name.startsWith(instanceSecretPrefix) || type === instanceSecretType)) ||
+        (labels[instanceLabels.component] === 'instance' && labels[instanceLabels.createdBy] === 'timoni'))
+        return reasons.instance;
+    if ((secret && (name.startsWith(historySecretPrefix) || type === historySecretType)) ||
+        historyLabels.instance in labels)
+        return reasons.history;
+    return null;
+}
+/** `Secret/shop/timoni.billing: refused: ...` */
+function reservedObjectMessage(object, reason) {
+    return `${formatRef(object)}: ${reason}`;
+}
+/** The objects of `objects` the bundle may not apply, each with its message, in the order given. */
+function reservedObjects(objects, rules = {}) {
+    return objects.flatMap((object) => {
+        const reason = reservedObjectReason(object, rules);
+        return reason ? [{ object, message: reservedObjectMessage(object, reason) }] : [];
+    });
+}
+/** The change a diff shows for a refused object: `failed`, no diff, its message as the error. */
+function refusedChange(object, message) {
+    return {
+        kind: object.kind,
+        apiVersion: object.apiVersion,
+        namespace: String(object.metadata?.namespace ?? ''),
+        name: String(object.metadata?.name ?? ''),
+        action: 'failed',
+        diff: '',
+        error: message,
+    };
+}
+/** True for a change refused by this rule (not by the API server). */
+function isReservedRefusal(change) {
+    return change.action === 'failed' && (change.error ?? '').includes(`: ${REFUSED} `);
+}
+/** A bundle holds objects it may not apply: nothing of the cluster is applied. */
+class ReservedObjectError extends Error {
+    cluster;
+    refused;
+    name = 'ReservedObjectError';
+    constructor(cluster, 
+    /** Each refused object's message (`Kind/namespace/name: refused: ...`). */
+    refused) {
+        super(`cluster ${cluster}: ${refused.join('; ')}`);
+        this.cluster = cluster;
+        this.refused = refused;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/kube/status/kstatus.ts
@@ -9518,6 +10309,7 @@ async function waitForDeletion(cluster, objects, options) {
 
 
 
+
 const namespaceChange = (name) => ({
     kind: 'Namespace',
     apiVersion: 'v1',
@@ -9650,6 +10442,7 @@ class InstanceApply {
         this.prune = options.prune ?? true;
     }
     async run() {
+        this.refuseReservedObjects();
         await this.readStoredRecord();
         await this.createNamespace();
         await this.writeIntendedRecord();
@@ -9659,6 +10452,16 @@ class InstanceApply {
         if (readinessError)
             this.fail('wait', readinessError, waitObject(readinessError));
         return this.writeFinalRecord();
+    }
+    /**
+     * 0. No object that is (or looks like) a record read back from clusters, before anything
+     * is read or written (reserved-objects.ts). The rollout refuses the whole cluster before
+     * its first instance already; this guards every other caller.
+     */
+    refuseReservedObjects() {
+        const refused = reservedObjects(this.instance.sets.flatMap((set) => set.objects), this.options);
+        if (refused.length > 0)
+            this.fail('reserved', new ReservedObjectError(this.cluster.name, refused.map((entry) => entry.message)), formatRef(refused[0].object));
     }
     /** 1. Ownership, before anything is written, and the record stored before. */
     async readStoredRecord() {
@@ -9910,219 +10713,6 @@ function waitObject(error) {
     return first ? formatRef(first.object) : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/kube/instance/history-store.ts
-// The history of an instance on a cluster: every revision timoni-fleet applied, newest first,
-// as `helm history` lists a release's. One Secret per instance, of our own, beside Timoni's:
-//
-//   Secret `timoni-fleet-history.<instance>` in the instance's namespace,
-//   type `timoni-fleet.io/history`, labels `app.kubernetes.io/managed-by: timoni-fleet` and
-//   `timoni-fleet.io/instance: <instance>` only, `data.history` = JSON { entries: [...] }.
-//
-// It carries none of Timoni's labels (nor `bundle.timoni.sh/name`), so that neither Timoni nor
-// our own scans (listInstances, unlisted-instances.ts) take it for an instance, and it is
-// written with server-side apply under our own field manager (`timoni-fleet`): Timoni's
-// inventory Secret (`timoni.<instance>`) is never written here.
-//
-// Each entry keeps the record the apply wrote (the decoded `data.instance` JSON text, byte for
-// byte), so that a rollback can write it back exactly; the values live in it (and in `values`),
-// which is why the history is a Secret and why nothing here is ever printed.
-//
-// Revisions grow by one per apply of the instance; an apply that left the instance as it was
-// (same module, digest, values, inventory and images: only `lastTransitionTime` differs) adds
-// no revision, it refreshes the newest entry's record (so that it stays the live one), and a
-// push that touches one instance of a bundle does not push the others' history out. At most
-// `keep` entries are kept (the newest, current one included), and fewer when their JSON would
-// pass HISTORY_MAX_BYTES (a Secret holds at most 1 MiB).
-
-
-
-const historySecretPrefix = 'timoni-fleet-history.';
-const historySecretType = 'timoni-fleet.io/history';
-const historyDataKey = 'history';
-/** Our own field manager, as the cluster identity record's: never Timoni's. */
-const HISTORY_FIELD_MANAGER = 'timoni-fleet';
-const historyLabels = {
-    managedBy: 'app.kubernetes.io/managed-by',
-    instance: 'timoni-fleet.io/instance',
-};
-/** The history's JSON stays under this (a Secret's data may not pass 1 MiB). */
-const HISTORY_MAX_BYTES = 900 * 1024;
-function historySecretName(instance) {
-    return `${historySecretPrefix}${instance}`;
-}
-const historyRef = (name, namespace) => ({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    namespace,
-    name: historySecretName(name),
-});
-const secretPath = (name, namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(historySecretName(name))}`;
-/** The Secret holding `entries` (newest first). */
-function historySecret(name, namespace, entries) {
-    return {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: {
-            name: historySecretName(name),
-            namespace,
-            labels: { [historyLabels.managedBy]: 'timoni-fleet', [historyLabels.instance]: name },
-        },
-        type: historySecretType,
-        data: { [historyDataKey]: Buffer.from(JSON.stringify({ entries })).toString('base64') },
-    };
-}
-function optionalString(value) {
-    return typeof value === 'string' && value !== '' ? value : undefined;
-}
-function decodeEntry(raw, where) {
-    if (!isRecord(raw) || typeof raw.revision !== 'number' || typeof raw.record !== 'string')
-        throw new Error(`${where}: an entry without revision or record`);
-    const module = isRecord(raw.module) ? raw.module : {};
-    const commit = optionalString(raw.commit);
-    const runUrl = optionalString(raw.runUrl);
-    const secrets = Array.isArray(raw.secrets) ? raw.secrets.filter((s) => typeof s === 'string') : [];
-    return {
-        revision: raw.revision,
-        module: {
-            url: String(module.url ?? ''),
-            version: String(module.version ?? ''),
-            digest: String(module.digest ?? ''),
-        },
-        values: String(raw.values ?? ''),
-        appliedAt: String(raw.appliedAt ?? ''),
-        ...(commit ? { commit } : {}),
-        ...(runUrl ? { runUrl } : {}),
-        record: raw.record,
-        ...(typeof raw.rollbackTo === 'number' ? { rollbackTo: raw.rollbackTo } : {}),
-        ...(secrets.length > 0 ? { secrets } : {}),
-    };
-}
-/** The entries of a history Secret, newest first. */
-function decodeHistorySecret(secret) {
-    const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
-    const data = isRecord(secret.data) ? secret.data : {};
-    const encoded = data[historyDataKey];
-    if (typeof encoded !== 'string')
-        throw new Error(`${where}: history data not found`);
-    let parsed;
-    try {
-        parsed = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
-    }
-    catch {
-        throw new Error(`${where}: history data is not JSON`);
-    }
-    if (!isRecord(parsed) || !Array.isArray(parsed.entries))
-        throw new Error(`${where}: history data has no entries`);
-    return parsed.entries.map((entry) => decodeEntry(entry, where)).sort((a, b) => b.revision - a.revision);
-}
-async function readStored(cluster, name, namespace) {
-    const secret = await cluster.get(historyRef(name, namespace));
-    if (!secret)
-        return { entries: [], resourceVersion: '' };
-    try {
-        return { entries: decodeHistorySecret(secret), resourceVersion: String(secret.metadata.resourceVersion ?? '') };
-    }
-    catch (error) {
-        throw new Error(`cluster ${cluster.name}: instance ${namespace}/${name}: ${error.message}`);
-    }
-}
-/** The instance's history on the cluster, newest first ([] when it has none). */
-async function history_store_readHistory(cluster, name, namespace) {
-    return (await readStored(cluster, name, namespace)).entries;
-}
-/** At most `keep` entries, newest first, whose JSON stays under `maxBytes` (the newest one always stays). */
-function trimHistory(entries, keep, maxBytes = HISTORY_MAX_BYTES) {
-    const kept = [...entries].sort((a, b) => b.revision - a.revision).slice(0, Math.max(keep, 1));
-    while (kept.length > 1 && Buffer.byteLength(JSON.stringify({ entries: kept })) > maxBytes)
-        kept.pop();
-    return kept;
-}
-/** Writes the entries (server-side apply, our field manager), only if the Secret is still at `resourceVersion`. */
-async function writeStored(cluster, name, namespace, entries, resourceVersion) {
-    const secret = historySecret(name, namespace, entries);
-    if (resourceVersion)
-        secret.metadata.resourceVersion = resourceVersion;
-    await cluster.client.request({
-        method: 'PATCH',
-        path: secretPath(name, namespace),
-        query: { fieldManager: HISTORY_FIELD_MANAGER, force: true },
-        body: JSON.stringify(secret),
-        contentType: 'application/apply-patch+yaml',
-        object: historyRef(name, namespace),
-    });
-}
-/** The record without what every apply changes (`lastTransitionTime`), to tell an apply that changed nothing. */
-function sameInstance(a, b) {
-    const strip = (text) => {
-        try {
-            const parsed = JSON.parse(text);
-            delete parsed.lastTransitionTime;
-            return JSON.stringify(parsed);
-        }
-        catch {
-            return text;
-        }
-    };
-    return strip(a) === strip(b);
-}
-/** The history after an apply of `input.record`: a new revision first, or the newest one refreshed. */
-function nextHistory(entries, input, keep) {
-    const { creationTimestamp: _live, ...written } = input.record;
-    const record = input.recordText ?? encodeInstance(written);
-    const newest = entries[0];
-    if (newest && sameInstance(newest.record, record)) {
-        const entry = { ...newest, record };
-        return { entries: trimHistory([entry, ...entries.slice(1)], keep), entry, added: false };
-    }
-    const entry = {
-        revision: (newest?.revision ?? 0) + 1,
-        module: { url: written.module.repository, version: written.module.version, digest: written.module.digest },
-        values: written.values,
-        appliedAt: rfc3339(input.appliedAt ?? new Date()),
-        ...(input.commit ? { commit: input.commit } : {}),
-        ...(input.runUrl ? { runUrl: input.runUrl } : {}),
-        record,
-        ...(input.rollbackTo !== undefined ? { rollbackTo: input.rollbackTo } : {}),
-        ...(input.secrets && input.secrets.length > 0 ? { secrets: [...input.secrets] } : {}),
-    };
-    return { entries: trimHistory([entry, ...entries], keep), entry, added: true };
-}
-/**
- * Appends the record an apply wrote to the instance's history, keeping at most `keep`
- * entries; answers the newest entry. A concurrent write (409 on the resourceVersion
- * precondition) is read again and retried, twice at most.
- */
-async function appendHistory(cluster, input, keep) {
-    const { name, namespace } = input.record;
-    for (let attempt = 0;; attempt++) {
-        const stored = await readStored(cluster, name, namespace);
-        const next = nextHistory(stored.entries, input, keep);
-        try {
-            await writeStored(cluster, name, namespace, next.entries, stored.resourceVersion);
-            return { entry: next.entry, added: next.added };
-        }
-        catch (error) {
-            if (!(error instanceof errors_KubeApiError && error.status === 409) || attempt >= 2)
-                throw error;
-        }
-    }
-}
-/** Removes the instance's history; false when it had none. */
-function deleteHistory(cluster, name, namespace) {
-    return cluster.delete(historyRef(name, namespace));
-}
-/** Timoni's record on the cluster as stored (`data.instance`, decoded), or null without one. */
-async function history_store_readLiveRecordText(cluster, name, namespace) {
-    const secret = await cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
-    const data = secret && isRecord(secret.data) ? secret.data : {};
-    const encoded = data[instanceDataKey];
-    return typeof encoded === 'string' ? Buffer.from(encoded, 'base64').toString('utf8') : null;
-}
-/** The revision whose record is the live one (byte for byte), if any. */
-function history_store_currentRevision(entries, live) {
-    return live === null ? undefined : entries.find((entry) => entry.record === live)?.revision;
-}
-
 ;// CONCATENATED MODULE: ./src/kube/instance/instance-delete.ts
 
 
@@ -10195,7 +10785,9 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
 /** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
 async function instance_delete_deleteBundleInstances(cluster, bundle, options = {}) {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const stored = await listInstances(cluster, '', bundle);
+    // A Secret under the bundle's label that is not a record Timoni would have written is left
+    // alone and said (record-checks.ts): its instance is not deleted.
+    const stored = await listInstances(cluster, '', bundle, options.onIgnored ?? options.log);
     // As Timoni's bundle delete: said, and not an error.
     if (stored.length === 0)
         options.log?.('no instances found in bundle');
@@ -10242,6 +10834,7 @@ async function mapBounded(items, limit, work) {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/instance/instance-diff.ts
+
 
 
 
@@ -10305,7 +10898,14 @@ async function diffInstance(cluster, instance, options = {}) {
     // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
     const sets = labelledSets(instance);
     const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
-    const outcomes = await settleBounded(ordered, options.concurrency ?? OBJECTS_DIFFED_AT_ONCE, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+    // An object that is (or looks like) a record read back from clusters is refused, never
+    // dry-run: `failed` with the reason (reserved-objects.ts).
+    const outcomes = await settleBounded(ordered, options.concurrency ?? OBJECTS_DIFFED_AT_ONCE, async (object) => {
+        const reserved = reservedObjectReason(object, options);
+        if (reserved)
+            return refusedChange(object, reservedObjectMessage(object, reserved));
+        return diffObject(cluster, object, { namespaceExists: exists, force: options.force });
+    });
     outcomes.forEach((outcome, index) => {
         if (outcome.status === 'rejected')
             fail('diff', outcome.reason, formatRef(ordered[index]));
@@ -10359,8 +10959,9 @@ async function instanceStatus(cluster, stored) {
     };
 }
 /** Every instance of the bundle in the cluster (all namespaces), oldest first. */
-async function instance_status_bundleStatus(cluster, bundle) {
-    const stored = await listInstances(cluster, '', bundle);
+async function instance_status_bundleStatus(cluster, bundle, onIgnored) {
+    // Only records Timoni would have written (record-checks.ts); the others are told to onIgnored.
+    const stored = await listInstances(cluster, '', bundle, onIgnored);
     const statuses = [];
     for (const instance of stored)
         statuses.push(await instanceStatus(cluster, instance));
@@ -10396,15 +10997,17 @@ async function namespacesToList(cluster, listed) {
     }
 }
 async function listStored(cluster, bundle, listed) {
+    const ignored = [];
+    const onIgnored = (message) => ignored.push(message);
     try {
-        return { stored: await inventory_store_listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
+        return { stored: await inventory_store_listInstances(cluster, '', bundle, onIgnored), scope: 'cluster', unchecked: [], ignored };
     }
     catch (error) {
         if (!unlisted_instances_isForbidden(error))
             throw error;
     }
     const { namespaces, scope } = await namespacesToList(cluster, listed);
-    const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => inventory_store_listInstances(cluster, namespace, bundle));
+    const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => inventory_store_listInstances(cluster, namespace, bundle, onIgnored));
     const stored = [];
     const unchecked = [];
     outcomes.forEach((outcome, index) => {
@@ -10417,14 +11020,14 @@ async function listStored(cluster, bundle, listed) {
     });
     const created = (record) => record.instance.creationTimestamp ?? '';
     stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
-    return { stored, scope, unchecked };
+    return { stored, scope, unchecked, ignored };
 }
 /** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
 async function findRemovedInstances(cluster, bundle, listed) {
-    const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
+    const { stored, scope, unchecked, ignored } = await listStored(cluster, bundle, listed);
     const keep = new Set(listed.map(unlisted_instances_key));
     const removed = stored.filter((record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(unlisted_instances_key(record.instance)));
-    return { removed: removed.reverse(), scope, unchecked };
+    return { removed: removed.reverse(), scope, unchecked, ignored };
 }
 /**
  * What deleting a removed instance would do, nothing written: `deleted` for each object
@@ -10521,7 +11124,9 @@ async function writeBackInstance(cluster, snapshot) {
 // kube/instance, the face: one Timoni instance on one cluster, as Timoni's `internal/runtime` handles it.
 // Diff, apply (with prune and the instance record written last), delete, status; Timoni's inventory Secret
 // byte for byte and its storage; ownership between instances; instances the bundle no longer lists;
-// the history of each instance (a Secret of our own beside Timoni's).
+// the history of each instance (a Secret of our own beside Timoni's); the objects a bundle may not apply
+// (the records read back) and the checks of those records when read.
+
 
 
 
@@ -10619,19 +11224,19 @@ function objectMetadataProblems(object) {
         return [`missing required field(s) ${missing.join(', ')}`];
     const problems = [];
     const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
-    problems.push(...nameProblems.map((p) => `metadata.name ${(0,display_text/* quote */.h)(name)} ${p}`));
+    problems.push(...nameProblems.map((p) => `metadata.name ${(0,display_text/* quote */.hD)(name)} ${p}`));
     if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
-        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace ${(0,display_text/* quote */.h)(metadata.namespace)} ${p}`));
+        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace ${(0,display_text/* quote */.hD)(metadata.namespace)} ${p}`));
     }
     if (object_metadata_isRecord(metadata.labels)) {
         for (const key of Object.keys(metadata.labels).sort()) {
             const value = metadata.labels[key];
             if (typeof value !== 'string') {
-                problems.push(`metadata.labels[${(0,display_text/* quote */.h)(key)}] must be a string`);
+                problems.push(`metadata.labels[${(0,display_text/* quote */.hD)(key)}] must be a string`);
                 continue;
             }
-            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels[${(0,display_text/* quote */.h)(key)}] key ${p}`));
-            problems.push(...labelValueProblems(value).map((p) => `metadata.labels[${(0,display_text/* quote */.h)(key)}] value ${p}`));
+            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels[${(0,display_text/* quote */.hD)(key)}] key ${p}`));
+            problems.push(...labelValueProblems(value).map((p) => `metadata.labels[${(0,display_text/* quote */.hD)(key)}] value ${p}`));
         }
     }
     if (object_metadata_isRecord(metadata.annotations)) {
@@ -10639,10 +11244,10 @@ function objectMetadataProblems(object) {
         for (const key of Object.keys(metadata.annotations).sort()) {
             const value = metadata.annotations[key];
             if (typeof value !== 'string') {
-                problems.push(`metadata.annotations[${(0,display_text/* quote */.h)(key)}] must be a string`);
+                problems.push(`metadata.annotations[${(0,display_text/* quote */.hD)(key)}] must be a string`);
                 continue;
             }
-            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations[${(0,display_text/* quote */.h)(key)}] key ${p}`));
+            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations[${(0,display_text/* quote */.hD)(key)}] key ${p}`));
             total += Buffer.byteLength(key) + Buffer.byteLength(value);
         }
         if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
@@ -11572,7 +12177,7 @@ function wholeNumber(unit, min, max) {
     return (text) => {
         const value = Number(text);
         if (!Number.isInteger(value) || value < min || (max !== undefined && value > max))
-            throw new RunOptionError(`must be a whole number of ${unit}${range}, not ${(0,display_text/* quote */.h)(text)}`);
+            throw new RunOptionError(`must be a whole number of ${unit}${range}, not ${(0,display_text/* quote */.hD)(text)}`);
         return value;
     };
 }
@@ -11581,14 +12186,14 @@ function duration(examples, positive) {
     return (text) => {
         const value = parseDuration(text);
         if (value === undefined || (positive && value <= 0))
-            throw new RunOptionError(`must be a duration such as ${examples}, not ${(0,display_text/* quote */.h)(text)}`);
+            throw new RunOptionError(`must be a duration such as ${examples}, not ${(0,display_text/* quote */.hD)(text)}`);
         return value;
     };
 }
 function choice(choices) {
     return (text) => {
         if (!choices.includes(text))
-            throw new RunOptionError(`must be one of ${choices.join(', ')}, not ${(0,display_text/* quote */.h)(text)}`);
+            throw new RunOptionError(`must be one of ${choices.join(', ')}, not ${(0,display_text/* quote */.hD)(text)}`);
         return text;
     };
 }
@@ -11596,19 +12201,19 @@ function choice(choices) {
 /** An instance's name as Timoni takes it (a DNS label). */
 function instanceName(text) {
     if (text.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(text))
-        throw new RunOptionError(`must be an instance name (lower-case letters, digits and -), not ${(0,display_text/* quote */.h)(text)}`);
+        throw new RunOptionError(`must be an instance name (lower-case letters, digits and -), not ${(0,display_text/* quote */.hD)(text)}`);
     return text;
 }
 /** A revision of an instance's history (1, 2, 3...). */
 function revisionNumber(text) {
     const value = Number(text);
     if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1)
-        throw new RunOptionError(`must be a revision number (1 or more, as \`history\` lists them), not ${(0,display_text/* quote */.h)(text)}`);
+        throw new RunOptionError(`must be a revision number (1 or more, as \`history\` lists them), not ${(0,display_text/* quote */.hD)(text)}`);
     return value;
 }
 function configMapName(text) {
     if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
-        throw new RunOptionError(`must be a ConfigMap name (lower-case letters, digits, - and .), not ${(0,display_text/* quote */.h)(text)}`);
+        throw new RunOptionError(`must be a ConfigMap name (lower-case letters, digits, - and .), not ${(0,display_text/* quote */.hD)(text)}`);
     return text;
 }
 function variableNames(items) {
@@ -11771,13 +12376,21 @@ const defaultFleetOptions = {
  * why a cluster (or the run) failed starts with FAILURE_MARK (outcome.ts `tellFailure`):
  * the CLI prints it as it is, the action shows it as an error annotation, once.
  */
+/**
+ * The run's rules of the objects a bundle may not apply (../kube/instance/reserved-objects.ts):
+ * the identity record's name it reads. One place, for the plan, the rollout and a rollback's builds.
+ */
+function reservedObjectRules(run) {
+    const name = run.options.identity?.recordName;
+    return name ? { identityRecord: name } : {};
+}
 const FAILURE_MARK = '✗ ';
 /**
  * A line that warns of something that did not fail the cluster (an instance's history not
  * written after its apply succeeded): the CLI prints it as it is, the action shows it as a
  * warning annotation.
  */
-const WARNING_MARK = '⚠ ';
+const fleet_run_WARNING_MARK = '⚠ ';
 /** Collects one cluster's lines while clusters run at once, to print them together. */
 class BufferedLog {
     lines = [];
@@ -11848,6 +12461,40 @@ function withinDeadline(work, deadlineAt, onStop, cancel) {
             cancel?.removeEventListener('abort', onAbort);
     });
 }
+/**
+ * Where one cluster's work is (its step, since when), kept as it goes, so that a cluster
+ * whose work the deadline stopped says where it was and for how long.
+ */
+class ClusterProgress {
+    step;
+    since = Date.now();
+    constructor(step) {
+        this.step = step;
+    }
+    at(step) {
+        if (step === this.step)
+            return;
+        this.step = step;
+        this.since = Date.now();
+    }
+}
+/**
+ * A cluster's error when the run's deadline stopped its work: step `deadline`, the step it
+ * was at (`interrupted`), for how long, which deadline, and what became of the work.
+ */
+function deadlineError(run, cluster, progress, outcome) {
+    const seconds = (Math.max(0, Date.now() - progress.since) / 1000).toFixed(1);
+    const deadline = run.deadlineText ? ` (${run.deadlineText})` : '';
+    const instance = progress.instance ? ` (instance ${progress.instance})` : '';
+    return {
+        step: 'deadline',
+        interrupted: progress.step,
+        message: `the run reached its deadline${deadline} while cluster ${cluster} was at step ${progress.step}${instance} for ${seconds} s: ${outcome}`,
+        ...(progress.instance ? { instance: progress.instance } : {}),
+    };
+}
+/** What a deadline error says of an evaluation stopped by it. */
+const EVALUATION_ABANDONED = 'the CUE evaluation was abandoned and the engine stopped';
 
 ;// CONCATENATED MODULE: ./src/fleet/outcome.ts
 // How one cluster's work is told: its entry of the ChangeSet (status, the error with the
@@ -11934,393 +12581,6 @@ function withReadiness(changes, readiness) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/fleet/instance-failures.ts
-
-
-/** The failure of an instance as a ClusterStepError naming it (what the builds throw already is one). */
-function instanceStepError(error, fallbackStep, instance) {
-    if (error instanceof ClusterStepError && error.instance === instance)
-        return error;
-    return new ClusterStepError(fallbackStep, error, instance);
-}
-/** The instance's own error, as the ChangeSet holds it. */
-function instanceError(failure) {
-    return { step: failure.step, message: failure.message, ...(failure.object ? { object: failure.object } : {}) };
-}
-/**
- * The ChangeSet entry of an instance that did not build: what the bundle says of it (name,
- * namespace, module as referenced; no digest unless the bundle pins one) and its error.
- */
-function unbuiltInstanceEntry(instance, failure) {
-    const { url, version, digest } = instance.module;
-    return {
-        name: instance.name,
-        namespace: instance.namespace,
-        module: { url, version, digest: digest ?? '' },
-        changes: [],
-        error: instanceError(failure),
-    };
-}
-/** The entry of an instance built but whose dry-run stopped: the changes found before, and its error. */
-function undiffedInstanceEntry(instance, failure, changes) {
-    return { ...instance, changes, error: instanceError(failure) };
-}
-/** An instance's error as its cluster's: the same step, message and object, naming the instance. */
-function clusterErrorOfInstance(instance, error) {
-    return { step: error.step, message: error.message, instance, ...(error.object ? { object: error.object } : {}) };
-}
-function instanceList(names) {
-    return names.length === 1 ? `instance ${names[0]}` : `instances ${names.join(', ')}`;
-}
-/**
- * Every instance of the cluster built, in bundle order. When one or more did not build,
- * each is added to `into` (bundle order) with its error, each error is told once (to `tell`,
- * then as a failure line), and the
- * cluster fails at `build`, naming the first instance that did not build, with an error
- * that says nothing was applied (its cause is that instance's failure, for annotations).
- */
-async function builtOrNothing(cluster, started, into, line, tell) {
-    const settled = await Promise.allSettled(started.instances);
-    const built = [];
-    const failures = [];
-    settled.forEach((outcome, index) => {
-        if (outcome.status === 'fulfilled') {
-            built.push(outcome.value);
-            return;
-        }
-        const instance = started.evaluated.bundle.instances[index];
-        if (!instance)
-            throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
-        const failure = instanceStepError(outcome.reason, 'build', instance.name);
-        failures.push(failure);
-        into.push(unbuiltInstanceEntry(instance, failure));
-        tell?.(failure);
-        line(`${FAILURE_MARK}${failure.message}`);
-    });
-    const first = failures[0];
-    if (!first)
-        return built;
-    const names = failures.map((failure) => failure.instance ?? '');
-    const notBuilt = `${instanceList(names)} did not build`;
-    throw new ClusterStepError('build', new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, {
-        cause: first,
-    }), first.instance);
-}
-
-;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
-// The fleet's side of instances removed from the bundle: after the bundle's instances are
-// diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
-// longer lists become ChangeSet instances marked `removed`, with what deleting them would
-// do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
-
-
-/** The module of a stored instance, as the ChangeSet names modules. */
-function storedModule(stored) {
-    const { module } = stored.instance;
-    return { url: module.repository, version: module.version, digest: module.digest };
-}
-function removedEntry(stored, changes) {
-    return {
-        name: stored.instance.name,
-        namespace: stored.instance.namespace,
-        module: storedModule(stored),
-        changes,
-        removed: true,
-    };
-}
-function objects(count) {
-    return count === 1 ? '1 object' : `${count} objects`;
-}
-async function scan(kube, bundle, builds, log) {
-    let found;
-    try {
-        found = await findRemovedInstances(kube, bundle, builds);
-    }
-    catch (error) {
-        throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
-    }
-    if (found.scope === 'bundle-namespaces') {
-        log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
-    }
-    if (found.unchecked.length > 0) {
-        const shown = found.unchecked.slice(0, 5).join(', ') +
-            (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
-        log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
-    }
-    return found;
-}
-/** Inventory ids of every object the bundle's instances build on this cluster. */
-async function builtIds(kube, builds) {
-    const objects = builds.flatMap((build) => build.built.sets.flatMap((set) => set.objects));
-    const refs = await Promise.all(objects.map((object) => kube.scopedRef(object)));
-    return new Set(refs.map(inventoryEntryId));
-}
-/** The removed instances with what deleting them would do; nothing is written. */
-async function removedInstancesPlan(kube, bundle, builds, log) {
-    const { removed } = await scan(kube, bundle, builds, log);
-    if (removed.length === 0)
-        return [];
-    const built = await builtIds(kube, builds);
-    const entries = [];
-    for (const stored of removed) {
-        let changes;
-        try {
-            changes = await diffRemovedInstance(kube, stored, built);
-        }
-        catch (error) {
-            const object = error.object;
-            throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
-        }
-        log(`i:${stored.instance.name} > instance removed from the bundle: ${objects(deletedCount(changes))} would be deleted`);
-        entries.push(removedEntry(stored, changes));
-    }
-    return entries;
-}
-/**
- * Deletes the removed instances, newest first, as `bundle delete` does; each one is added to
- * `into` as it goes (with what was deleted before a failure), and the first failure stops.
- */
-async function removedInstancesApply(kube, bundle, builds, options, into) {
-    const { removed } = await scan(kube, bundle, builds, options.log);
-    for (const stored of removed) {
-        const name = stored.instance.name;
-        const log = (text) => options.log(`i:${name} > ${text}`);
-        log('instance removed from the bundle: deleting it');
-        try {
-            const deleted = await deleteRemovedInstance(kube, stored, { wait: options.wait, timeoutMs: options.timeoutMs, log }, options.deadline);
-            log(`instance removed from the bundle: ${objects(deletedCount(deleted.changes))} deleted`);
-            into.push(removedEntry(stored, deleted.changes));
-        }
-        catch (error) {
-            if (error instanceof InstanceStepError) {
-                into.push(removedEntry(stored, error.changes));
-                throw new ClusterStepError(error.step, error, name, error.object);
-            }
-            throw new ClusterStepError('prune', error, name);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/fleet/membership.ts
-// Fleet membership: the clusters that leave the fleet, and the ones only renamed. The base
-// runtime (`FleetRun.baseRuntime`: the runtime file at the pull request's base commit, the
-// push's `before` commit, or the CLI's --base-runtime) is compared with the head's.
-//
-// - A cluster of the base that the run's selectors select (group and cluster, as at the
-//   base: a leaving cluster is judged by the group it was in) and whose name the head
-//   runtime no longer lists, in any group, leaves the fleet. A cluster that moved to another
-//   group keeps its name: it is not a leave (the head diffs it with its new group's values).
-// - A leaving cluster that reaches the same cluster as a cluster the head adds (a name the
-//   base did not list) is a rename, not a leave: nothing is deleted. "The same cluster" is
-//   told by the identity record (`../kube/connect/cluster-identity.ts`: the added cluster's record
-//   names the leaving one), else, when the added cluster has no record, by the kube-system
-//   UID read through both contexts, or by both names using one kube context (nothing is
-//   deleted when in doubt). An added cluster whose record names a third cluster is never a
-//   rename: re-pinning it would undo the guard; its identity check refuses it as before.
-// - A leaving cluster whose context reaches a cluster that a cluster staying in the head
-//   reaches too is not deleted from: the run would delete what it applies (`conflict`).
-//
-// Only reads: identity records and kube-system UIDs. What a leave deletes is found later
-// (plan.ts, rollout.ts: leaving-clusters.ts); a rename's record is re-pinned by the apply.
-
-
-function selects(wanted, actual) {
-    return wanted === undefined || wanted === '' || wanted === '*' || wanted.toLowerCase() === actual.toLowerCase();
-}
-/** Runtime cluster names are compared as selections compare them: case-insensitively. */
-const nameKey = (name) => name.toLowerCase();
-/** The names alone: which base clusters the head no longer lists, which it adds, which moved group. */
-function compareMembership(base, head, selector) {
-    const headByName = new Map(head.clusters.map((cluster) => [nameKey(cluster.name), cluster]));
-    const baseNames = new Set(base.clusters.map((cluster) => nameKey(cluster.name)));
-    const leaving = [];
-    const moved = [];
-    for (const cluster of base.clusters) {
-        const now = headByName.get(nameKey(cluster.name));
-        if (now) {
-            if (now.group !== cluster.group)
-                moved.push({ name: now.name, from: cluster.group, to: now.group });
-            continue;
-        }
-        if (selects(selector.cluster, cluster.name) && selects(selector.group, cluster.group))
-            leaving.push(cluster);
-    }
-    const added = head.clusters.filter((cluster) => !baseNames.has(nameKey(cluster.name)));
-    return { leaving, added, moved };
-}
-/**
- * Decides leaves and renames from the names and what the clusters' contexts reached (pure:
- * the probes are read by `resolveMembership`).
- */
-function decideMembership(comparison, head, probes, from) {
-    const probeOf = (cluster) => probes.get(cluster.kubeContext) ?? {};
-    const renames = [];
-    const leaving = [];
-    const taken = new Set();
-    for (const cluster of comparison.leaving) {
-        const probe = probeOf(cluster);
-        const match = (to) => {
-            const reached = probeOf(to);
-            // A rename re-pins the added cluster's record: never one that names a third cluster
-            // (a context re-pointed at another cluster of the fleet stays refused by its identity check).
-            if (reached.record)
-                return nameKey(reached.record.runtimeCluster) === nameKey(cluster.name) ? 'record' : undefined;
-            if (reached.uid && probe.uid && reached.uid === probe.uid)
-                return 'uid';
-            if (cluster.kubeContext !== '' && cluster.kubeContext === to.kubeContext)
-                return 'context';
-            return undefined;
-        };
-        const renamed = comparison.added.find((to) => !taken.has(nameKey(to.name)) && match(to) !== undefined);
-        if (renamed) {
-            taken.add(nameKey(renamed.name));
-            renames.push({ from: cluster, to: renamed, by: match(renamed) });
-            continue;
-        }
-        const staying = probe.uid
-            ? head.clusters.find((other) => probeOf(other).uid === probe.uid)
-            : head.clusters.find((other) => cluster.kubeContext !== '' && other.kubeContext === cluster.kubeContext);
-        leaving.push({
-            cluster,
-            contextGone: probe.contextGone === true,
-            ...(staying
-                ? {
-                    conflict: `its context "${cluster.kubeContext}" reaches the same cluster as runtime cluster "${staying.name}", which stays in the fleet: nothing is deleted there`,
-                }
-                : {}),
-        });
-    }
-    return { from, leaving, renames, moved: comparison.moved };
-}
-function hasContext(kubeconfig, context) {
-    return context === ''
-        ? kubeconfig.currentContext !== undefined && kubeconfig.currentContext !== ''
-        : kubeconfig.contexts.has(context);
-}
-/** Reads a cluster's identity record and kube-system UID through a context (never writes). */
-async function probe(run, cluster) {
-    if (!hasContext(run.kubeconfig, cluster.kubeContext))
-        return { contextGone: true };
-    let kube;
-    try {
-        kube = openCluster(run.kubeconfig, cluster.kubeContext || undefined, { secrets: run.secrets, name: cluster.name });
-    }
-    catch (error) {
-        return { unreadable: error instanceof Error ? error.message : String(error) };
-    }
-    try {
-        const recordName = run.options.identity?.recordName;
-        const record = await readIdentityRecord(kube, recordName).catch(() => null);
-        const uid = await readClusterUid(kube);
-        return { uid, record };
-    }
-    catch (error) {
-        return { unreadable: error instanceof Error ? error.message : String(error) };
-    }
-    finally {
-        kube.close();
-    }
-}
-/** Each run's membership, found once and shared by its plan and its rollout. */
-const resolved = new WeakMap();
-/**
- * The run's membership changes, or undefined without a base runtime. Probes only when a
- * cluster leaves by name: the leaving clusters, the head's added clusters (rename
- * candidates), and the head's other clusters (to refuse deleting from a cluster that stays).
- */
-function resolveMembership(run) {
-    let found = resolved.get(run);
-    if (!found) {
-        found = findMembership(run);
-        resolved.set(run, found);
-    }
-    return found;
-}
-async function findMembership(run) {
-    const base = run.baseRuntime;
-    if (!base)
-        return undefined;
-    const head = run.evaluation.runtime;
-    const comparison = compareMembership(base.runtime, head, run.selector);
-    if (comparison.leaving.length === 0)
-        return { from: base.from, leaving: [], renames: [], moved: comparison.moved };
-    const contexts = new Map();
-    for (const cluster of [...comparison.leaving, ...head.clusters])
-        if (!contexts.has(cluster.kubeContext))
-            contexts.set(cluster.kubeContext, cluster);
-    const probes = new Map();
-    await Promise.all([...contexts].map(async ([context, cluster]) => probes.set(context, await probe(run, cluster))));
-    const membership = decideMembership(comparison, head, probes, base.from);
-    for (const rename of membership.renames) {
-        run.log.line(`cluster ${rename.to.name} was ${rename.from.name} in ${base.from} (the same cluster, by its ${rename.by === 'record' ? 'identity record' : rename.by === 'uid' ? 'kube-system uid' : 'kube context'}): a rename, nothing is deleted`);
-    }
-    for (const leave of membership.leaving) {
-        const reason = leave.contextGone
-            ? `; its kube context "${leave.cluster.kubeContext}" is not in the kubeconfig`
-            : leave.conflict
-                ? `; ${leave.conflict}`
-                : '';
-        run.log.line(`cluster ${leave.cluster.name} (${leave.cluster.group}) leaves the fleet: listed in ${base.from}, not in the runtime${reason}`);
-    }
-    return membership;
-}
-/**
- * The head's selected clusters; none (rather than NoClusterMatchesError) when the selectors
- * match only clusters that leave the fleet (`--runtime-cluster prod-3` with the base runtime
- * that listed it: the run removes the bundle from prod-3 alone).
- */
-function selectHeadClusters(run) {
-    try {
-        return clusters_selectClusters(run.evaluation.runtime, run.selector);
-    }
-    catch (error) {
-        if (error instanceof NoClusterMatchesError &&
-            run.baseRuntime &&
-            compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0)
-            return [];
-        throw error;
-    }
-}
-/** The run with the renamed clusters re-pinned (their identity records name their base names). */
-function withRenamesRepinned(run, renames) {
-    if (renames.length === 0)
-        return run;
-    const identity = run.options.identity ?? { mode: 'check', repin: [] };
-    if (identity.mode === 'off')
-        return run;
-    return {
-        ...run,
-        options: {
-            ...run.options,
-            identity: { ...identity, repin: [...identity.repin, ...renames.map((rename) => rename.to.name)] },
-        },
-    };
-}
-/** The head entries marked with their renames, the leaving entries appended; and where the base came from. */
-function withMembership(entries, renames) {
-    const renamed = new Map(renames.map((rename) => [nameKey(rename.to.name), rename.from.name]));
-    return entries.map((entry) => {
-        const from = renamed.get(nameKey(entry.name));
-        return from === undefined ? entry : { ...entry, membership: { renamedFrom: from } };
-    });
-}
-/** The ChangeSet's `membership`: where the base runtime was read, or why there was none. */
-function membershipSource(run) {
-    if (run.baseRuntime)
-        return { from: run.baseRuntime.from };
-    if (run.baseRuntimeWarning)
-        return { warning: run.baseRuntimeWarning };
-    return undefined;
-}
-/** The command that removes the bundle from a cluster by hand (Timoni's, and ours). */
-function removalCommands(bundle, cluster) {
-    const context = cluster.kubeContext ? ` --kube-context ${cluster.kubeContext}` : '';
-    return [
-        `timoni bundle delete --name ${bundle || '<bundle>'}${context}`,
-        `timoni-fleet delete -f <bundle files> --cluster ${cluster.name}${context}`,
-    ];
-}
-
 ;// CONCATENATED MODULE: ./src/fleet/session.ts
 // One cluster's part of a run: its connection (the client opened from its kube context, its
 // Kubernetes version, a reader for runtime value queries), and what it should run (the
@@ -12329,6 +12589,8 @@ function removalCommands(bundle, cluster) {
 // A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
 // exception, so that the other clusters are still diffed. A bundle error that no cluster can
 // change is found once, before any cluster is connected, and told once (step `bundle`).
+
+
 
 
 
@@ -12365,6 +12627,11 @@ async function openSession(kubeconfig, cluster, options) {
  */
 async function session_connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
     const bundleError = await bundleErrorOnce(run);
+    if (bundleError && 'abandoned' in bundleError) {
+        const error = deadlineError(run, cluster.name, { step: 'bundle', since: bundleError.since }, EVALUATION_ABANDONED);
+        tellFailure(run, cluster.name, line, new Error(error.message));
+        return { failed: clusterEntry(cluster, 'failed', [], error, startedAt) };
+    }
     // The cluster's entry says why in one line; the errors themselves were told once, above.
     if (bundleError)
         return { failed: clusterEntry(cluster, 'failed', [], { step: 'bundle', message: bundleError.summary }, startedAt) };
@@ -12415,7 +12682,7 @@ function connectFailure(cluster, error) {
         : message;
     if (error instanceof errors_KubeApiError && error.status === 401) {
         const context = cluster.kubeContext
-            ? `kube context ${(0,display_text/* quote */.h)(cluster.kubeContext)}`
+            ? `kube context ${(0,display_text/* quote */.hD)(cluster.kubeContext)}`
             : "the kubeconfig's current context";
         return `the API server rejected the credentials of ${context} (401 Unauthorized on ${error.request})`;
     }
@@ -12433,14 +12700,17 @@ const bundleChecks = new WeakMap();
 function bundleErrorOnce(run) {
     let check = bundleChecks.get(run);
     if (!check) {
+        const startedAt = Date.now();
         check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then((error) => {
             if (error) {
                 tellFailure(run, '', (text) => run.log.line(text), error);
             }
             return error;
         }, 
-        // A check that could not run says nothing of the bundle: each cluster's own evaluation meets the same failure and reports it.
-        () => undefined);
+        // A check that could not run says nothing of the bundle: each cluster's own evaluation
+        // meets the same failure and reports it. One the deadline stopped is kept: every
+        // cluster fails at the deadline, at step `bundle` (deadline-watchdog.ts in the action).
+        (error) => (isEngineStopped(error) ? { abandoned: true, since: startedAt } : undefined));
         bundleChecks.set(run, check);
     }
     return check;
@@ -12567,6 +12837,433 @@ function moduleInfo(instance) {
     return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
 }
 
+;// CONCATENATED MODULE: ./src/fleet/instance-failures.ts
+
+
+
+
+
+/** The failure of an instance as a ClusterStepError naming it (what the builds throw already is one). */
+function instanceStepError(error, fallbackStep, instance) {
+    if (error instanceof ClusterStepError && error.instance === instance)
+        return error;
+    return new ClusterStepError(fallbackStep, error, instance);
+}
+/** The instance's own error, as the ChangeSet holds it. */
+function instanceError(failure) {
+    return { step: failure.step, message: failure.message, ...(failure.object ? { object: failure.object } : {}) };
+}
+/**
+ * The ChangeSet entry of an instance that did not build: what the bundle says of it (name,
+ * namespace, module as referenced; no digest unless the bundle pins one) and its error.
+ */
+function unbuiltInstanceEntry(instance, failure) {
+    const { url, version, digest } = instance.module;
+    return {
+        name: instance.name,
+        namespace: instance.namespace,
+        module: { url, version, digest: digest ?? '' },
+        changes: [],
+        error: instanceError(failure),
+    };
+}
+/** The entry of an instance built but whose dry-run stopped: the changes found before, and its error. */
+function undiffedInstanceEntry(instance, failure, changes) {
+    return { ...instance, changes, error: instanceError(failure) };
+}
+/** An instance's error as its cluster's: the same step, message and object, naming the instance. */
+function clusterErrorOfInstance(instance, error) {
+    return { step: error.step, message: error.message, instance, ...(error.object ? { object: error.object } : {}) };
+}
+function instanceList(names) {
+    return names.length === 1 ? `instance ${names[0]}` : `instances ${names.join(', ')}`;
+}
+/**
+ * Every instance of the cluster built, in bundle order. When one or more did not build,
+ * each is added to `into` (bundle order) with its error, each error is told once (to `tell`,
+ * then as a failure line), and the
+ * cluster fails at `build`, naming the first instance that did not build, with an error
+ * that says nothing was applied (its cause is that instance's failure, for annotations).
+ */
+async function builtOrNothing(cluster, started, into, line, tell) {
+    const settled = await Promise.allSettled(started.instances);
+    const built = [];
+    const failures = [];
+    settled.forEach((outcome, index) => {
+        if (outcome.status === 'fulfilled') {
+            built.push(outcome.value);
+            return;
+        }
+        const instance = started.evaluated.bundle.instances[index];
+        if (!instance)
+            throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
+        const failure = instanceStepError(outcome.reason, 'build', instance.name);
+        failures.push(failure);
+        into.push(unbuiltInstanceEntry(instance, failure));
+        tell?.(failure);
+        line(`${FAILURE_MARK}${failure.message}`);
+    });
+    const first = failures[0];
+    if (!first)
+        return built;
+    const names = failures.map((failure) => failure.instance ?? '');
+    const notBuilt = `${instanceList(names)} did not build`;
+    throw new ClusterStepError('build', new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, {
+        cause: first,
+    }), first.instance);
+}
+/**
+ * No object of the cluster's builds is (or looks like) a record read back from clusters
+ * (../kube/instance/reserved-objects.ts), checked once every instance is built and before
+ * anything is written: otherwise each instance holding one is added to `into` with its
+ * refused objects (`failed`, the reason as their error), each told as a failure line, and
+ * the cluster fails at step `reserved`, its error saying that nothing was applied. A
+ * rollback to a revision's build goes through here too.
+ */
+function refuseReservedObjects(cluster, instances, rules, into, line) {
+    const refused = [];
+    for (const instance of instances) {
+        const found = reservedObjects(instance.built.sets.flatMap((set) => set.objects), rules);
+        if (found.length === 0)
+            continue;
+        into.push({
+            name: instance.name,
+            namespace: instance.namespace,
+            module: moduleInfo(instance),
+            changes: found.map(({ object, message }) => refusedChange(object, message)),
+        });
+        for (const { object, message } of found) {
+            refused.push({ instance: instance.name, object: formatRef(object), message });
+            line(`${FAILURE_MARK}cluster ${cluster}: instance ${instance.name}: ${message}`);
+        }
+    }
+    const first = refused[0];
+    if (!first)
+        return;
+    const reasons = refused.map(({ instance, message }) => `instance ${instance}: ${message}`).join('; ');
+    throw new ClusterStepError('reserved', new Error(`nothing was applied to cluster ${cluster}: ${reasons}`), first.instance, first.object);
+}
+
+;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
+// The fleet's side of instances removed from the bundle: after the bundle's instances are
+// diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
+// longer lists become ChangeSet instances marked `removed`, with what deleting them would
+// do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
+
+
+/** The module of a stored instance, as the ChangeSet names modules. */
+function storedModule(stored) {
+    const { module } = stored.instance;
+    return { url: module.repository, version: module.version, digest: module.digest };
+}
+function removedEntry(stored, changes) {
+    return {
+        name: stored.instance.name,
+        namespace: stored.instance.namespace,
+        module: storedModule(stored),
+        changes,
+        removed: true,
+    };
+}
+function objects(count) {
+    return count === 1 ? '1 object' : `${count} objects`;
+}
+async function scan(kube, bundle, builds, log, warn) {
+    let found;
+    try {
+        found = await findRemovedInstances(kube, bundle, builds);
+    }
+    catch (error) {
+        throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    }
+    // A Secret under the bundle's labels that Timoni would not have written there is never
+    // acted on (../kube/instance/record-checks.ts): a warning names it and why.
+    for (const message of found.ignored)
+        warn(message);
+    if (found.scope === 'bundle-namespaces') {
+        log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
+    }
+    if (found.unchecked.length > 0) {
+        const shown = found.unchecked.slice(0, 5).join(', ') +
+            (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
+        log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
+    }
+    return found;
+}
+/** Inventory ids of every object the bundle's instances build on this cluster. */
+async function builtIds(kube, builds) {
+    const objects = builds.flatMap((build) => build.built.sets.flatMap((set) => set.objects));
+    const refs = await Promise.all(objects.map((object) => kube.scopedRef(object)));
+    return new Set(refs.map(inventoryEntryId));
+}
+/** The removed instances with what deleting them would do; nothing is written. */
+async function removedInstancesPlan(kube, bundle, builds, log, warn = log) {
+    const { removed } = await scan(kube, bundle, builds, log, warn);
+    if (removed.length === 0)
+        return [];
+    const built = await builtIds(kube, builds);
+    const entries = [];
+    for (const stored of removed) {
+        let changes;
+        try {
+            changes = await diffRemovedInstance(kube, stored, built);
+        }
+        catch (error) {
+            const object = error.object;
+            throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
+        }
+        log(`i:${stored.instance.name} > instance removed from the bundle: ${objects(deletedCount(changes))} would be deleted`);
+        entries.push(removedEntry(stored, changes));
+    }
+    return entries;
+}
+/**
+ * Deletes the removed instances, newest first, as `bundle delete` does; each one is added to
+ * `into` as it goes (with what was deleted before a failure), and the first failure stops.
+ */
+async function removedInstancesApply(kube, bundle, builds, options, into) {
+    const { removed } = await scan(kube, bundle, builds, options.log, options.warn ?? options.log);
+    for (const stored of removed) {
+        const name = stored.instance.name;
+        const log = (text) => options.log(`i:${name} > ${text}`);
+        log('instance removed from the bundle: deleting it');
+        try {
+            const deleted = await deleteRemovedInstance(kube, stored, { wait: options.wait, timeoutMs: options.timeoutMs, log }, options.deadline);
+            log(`instance removed from the bundle: ${objects(deletedCount(deleted.changes))} deleted`);
+            into.push(removedEntry(stored, deleted.changes));
+        }
+        catch (error) {
+            if (error instanceof InstanceStepError) {
+                into.push(removedEntry(stored, error.changes));
+                throw new ClusterStepError(error.step, error, name, error.object);
+            }
+            throw new ClusterStepError('prune', error, name);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/fleet/membership.ts
+// Fleet membership: the clusters that leave the fleet, and the ones only renamed. The base
+// runtime (`FleetRun.baseRuntime`: the runtime file at the pull request's base commit, the
+// push's `before` commit, or the CLI's --base-runtime) is compared with the head's.
+//
+// - A cluster of the base that the run's selectors select (group and cluster, as at the
+//   base: a leaving cluster is judged by the group it was in) and whose name the head
+//   runtime no longer lists, in any group, leaves the fleet. A cluster that moved to another
+//   group keeps its name: it is not a leave (the head diffs it with its new group's values).
+// - A leaving cluster that reaches the same cluster as a cluster the head adds (a name the
+//   base did not list) is a rename, not a leave: nothing is deleted. "The same cluster" is
+//   told by the identity record (`../kube/connect/cluster-identity.ts`: the added cluster's record
+//   names the leaving one), else, when the added cluster has no record, by the kube-system
+//   UID read through both contexts, or by both names using one kube context (nothing is
+//   deleted when in doubt). An added cluster whose record names a third cluster is never a
+//   rename: re-pinning it would undo the guard; its identity check refuses it as before.
+// - A leaving cluster whose context reaches a cluster that a cluster staying in the head
+//   reaches too is not deleted from: the run would delete what it applies (`conflict`).
+//
+// Only reads: identity records and kube-system UIDs. What a leave deletes is found later
+// (plan.ts, rollout.ts: leaving-clusters.ts); a rename's record is re-pinned by the apply.
+
+
+
+function selects(wanted, actual) {
+    return wanted === undefined || wanted === '' || wanted === '*' || wanted.toLowerCase() === actual.toLowerCase();
+}
+/** Runtime cluster names are compared as selections compare them: case-insensitively. */
+const nameKey = (name) => name.toLowerCase();
+/** The names alone: which base clusters the head no longer lists, which it adds, which moved group. */
+function compareMembership(base, head, selector) {
+    const headByName = new Map(head.clusters.map((cluster) => [nameKey(cluster.name), cluster]));
+    const baseNames = new Set(base.clusters.map((cluster) => nameKey(cluster.name)));
+    const leaving = [];
+    const moved = [];
+    for (const cluster of base.clusters) {
+        const now = headByName.get(nameKey(cluster.name));
+        if (now) {
+            if (now.group !== cluster.group)
+                moved.push({ name: now.name, from: cluster.group, to: now.group });
+            continue;
+        }
+        if (selects(selector.cluster, cluster.name) && selects(selector.group, cluster.group))
+            leaving.push(cluster);
+    }
+    const added = head.clusters.filter((cluster) => !baseNames.has(nameKey(cluster.name)));
+    return { leaving, added, moved };
+}
+/**
+ * Decides leaves and renames from the names and what the clusters' contexts reached (pure:
+ * the probes are read by `resolveMembership`).
+ */
+function decideMembership(comparison, head, probes, from) {
+    const probeOf = (cluster) => probes.get(cluster.kubeContext) ?? {};
+    const renames = [];
+    const leaving = [];
+    const taken = new Set();
+    for (const cluster of comparison.leaving) {
+        const probe = probeOf(cluster);
+        const match = (to) => {
+            const reached = probeOf(to);
+            // A rename re-pins the added cluster's record: never one that names a third cluster
+            // (a context re-pointed at another cluster of the fleet stays refused by its identity check).
+            if (reached.record)
+                return nameKey(reached.record.runtimeCluster) === nameKey(cluster.name) ? 'record' : undefined;
+            if (reached.uid && probe.uid && reached.uid === probe.uid)
+                return 'uid';
+            if (cluster.kubeContext !== '' && cluster.kubeContext === to.kubeContext)
+                return 'context';
+            return undefined;
+        };
+        const renamed = comparison.added.find((to) => !taken.has(nameKey(to.name)) && match(to) !== undefined);
+        if (renamed) {
+            taken.add(nameKey(renamed.name));
+            renames.push({ from: cluster, to: renamed, by: match(renamed) });
+            continue;
+        }
+        const staying = probe.uid
+            ? head.clusters.find((other) => probeOf(other).uid === probe.uid)
+            : head.clusters.find((other) => cluster.kubeContext !== '' && other.kubeContext === cluster.kubeContext);
+        leaving.push({
+            cluster,
+            contextGone: probe.contextGone === true,
+            ...(staying
+                ? {
+                    conflict: `its context "${cluster.kubeContext}" reaches the same cluster as runtime cluster "${staying.name}", which stays in the fleet: nothing is deleted there`,
+                }
+                : {}),
+        });
+    }
+    return { from, leaving, renames, moved: comparison.moved };
+}
+function hasContext(kubeconfig, context) {
+    return context === ''
+        ? kubeconfig.currentContext !== undefined && kubeconfig.currentContext !== ''
+        : kubeconfig.contexts.has(context);
+}
+/** Reads a cluster's identity record and kube-system UID through a context (never writes). */
+async function probe(run, cluster) {
+    if (!hasContext(run.kubeconfig, cluster.kubeContext))
+        return { contextGone: true };
+    let kube;
+    try {
+        kube = openCluster(run.kubeconfig, cluster.kubeContext || undefined, { secrets: run.secrets, name: cluster.name });
+    }
+    catch (error) {
+        return { unreadable: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+        const recordName = run.options.identity?.recordName;
+        // A record someone else wrote counts as none (../kube/connect/cluster-identity.ts), and is said.
+        const record = await readIdentityRecord(kube, recordName, (message) => run.log.line(`${fleet_run_WARNING_MARK}${message}`)).catch(() => null);
+        const uid = await readClusterUid(kube);
+        return { uid, record };
+    }
+    catch (error) {
+        return { unreadable: error instanceof Error ? error.message : String(error) };
+    }
+    finally {
+        kube.close();
+    }
+}
+/** Each run's membership, found once and shared by its plan and its rollout. */
+const resolved = new WeakMap();
+/**
+ * The run's membership changes, or undefined without a base runtime. Probes only when a
+ * cluster leaves by name: the leaving clusters, the head's added clusters (rename
+ * candidates), and the head's other clusters (to refuse deleting from a cluster that stays).
+ */
+function resolveMembership(run) {
+    let found = resolved.get(run);
+    if (!found) {
+        found = findMembership(run);
+        resolved.set(run, found);
+    }
+    return found;
+}
+async function findMembership(run) {
+    const base = run.baseRuntime;
+    if (!base)
+        return undefined;
+    const head = run.evaluation.runtime;
+    const comparison = compareMembership(base.runtime, head, run.selector);
+    if (comparison.leaving.length === 0)
+        return { from: base.from, leaving: [], renames: [], moved: comparison.moved };
+    const contexts = new Map();
+    for (const cluster of [...comparison.leaving, ...head.clusters])
+        if (!contexts.has(cluster.kubeContext))
+            contexts.set(cluster.kubeContext, cluster);
+    const probes = new Map();
+    await Promise.all([...contexts].map(async ([context, cluster]) => probes.set(context, await probe(run, cluster))));
+    const membership = decideMembership(comparison, head, probes, base.from);
+    for (const rename of membership.renames) {
+        run.log.line(`cluster ${rename.to.name} was ${rename.from.name} in ${base.from} (the same cluster, by its ${rename.by === 'record' ? 'identity record' : rename.by === 'uid' ? 'kube-system uid' : 'kube context'}): a rename, nothing is deleted`);
+    }
+    for (const leave of membership.leaving) {
+        const reason = leave.contextGone
+            ? `; its kube context "${leave.cluster.kubeContext}" is not in the kubeconfig`
+            : leave.conflict
+                ? `; ${leave.conflict}`
+                : '';
+        run.log.line(`cluster ${leave.cluster.name} (${leave.cluster.group}) leaves the fleet: listed in ${base.from}, not in the runtime${reason}`);
+    }
+    return membership;
+}
+/**
+ * The head's selected clusters; none (rather than NoClusterMatchesError) when the selectors
+ * match only clusters that leave the fleet (`--runtime-cluster prod-3` with the base runtime
+ * that listed it: the run removes the bundle from prod-3 alone).
+ */
+function selectHeadClusters(run) {
+    try {
+        return clusters_selectClusters(run.evaluation.runtime, run.selector);
+    }
+    catch (error) {
+        if (error instanceof NoClusterMatchesError &&
+            run.baseRuntime &&
+            compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0)
+            return [];
+        throw error;
+    }
+}
+/** The run with the renamed clusters re-pinned (their identity records name their base names). */
+function withRenamesRepinned(run, renames) {
+    if (renames.length === 0)
+        return run;
+    const identity = run.options.identity ?? { mode: 'check', repin: [] };
+    if (identity.mode === 'off')
+        return run;
+    return {
+        ...run,
+        options: {
+            ...run.options,
+            identity: { ...identity, repin: [...identity.repin, ...renames.map((rename) => rename.to.name)] },
+        },
+    };
+}
+/** The head entries marked with their renames, the leaving entries appended; and where the base came from. */
+function withMembership(entries, renames) {
+    const renamed = new Map(renames.map((rename) => [nameKey(rename.to.name), rename.from.name]));
+    return entries.map((entry) => {
+        const from = renamed.get(nameKey(entry.name));
+        return from === undefined ? entry : { ...entry, membership: { renamedFrom: from } };
+    });
+}
+/** The ChangeSet's `membership`: where the base runtime was read, or why there was none. */
+function membershipSource(run) {
+    if (run.baseRuntime)
+        return { from: run.baseRuntime.from };
+    if (run.baseRuntimeWarning)
+        return { warning: run.baseRuntimeWarning };
+    return undefined;
+}
+/** The command that removes the bundle from a cluster by hand (Timoni's, and ours). */
+function removalCommands(bundle, cluster) {
+    const context = cluster.kubeContext ? ` --kube-context ${cluster.kubeContext}` : '';
+    return [
+        `timoni bundle delete --name ${bundle || '<bundle>'}${context}`,
+        `timoni-fleet delete -f <bundle files> --cluster ${cluster.name}${context}`,
+    ];
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/leaving-clusters.ts
 // The clusters that leave the fleet (membership.ts), as a plan shows them and a rollout
 // removes the bundle from them. Each is a ChangeSet entry marked `membership: 'leaves'`,
@@ -12580,6 +13277,7 @@ function moduleInfo(instance) {
 // it by hand. A leaving cluster is connected as a diff connects (its identity checked,
 // never recorded): a context that now reaches a cluster recorded under another name is
 // refused (step `identity`) before anything is read from it.
+
 
 
 
@@ -12633,6 +13331,9 @@ function keptEntry(leave, bundle, reason, instances = []) {
 async function storedInstances(kube, bundle, line) {
     try {
         const scan = await findRemovedInstances(kube, bundle, []);
+        // Only records Timoni would have written are removed (../kube/instance/record-checks.ts).
+        for (const message of scan.ignored)
+            line(`${fleet_run_WARNING_MARK}${message}`);
         if (scan.unchecked.length > 0)
             line(`cannot list Secrets in namespace(s) ${scan.unchecked.join(', ')}: instances of the bundle there are not found`);
         return scan.removed;
@@ -12838,6 +13539,7 @@ function countStates(rows) {
 
 
 
+
 const everything = (wanted) => wanted === undefined || wanted === '' || wanted === '*';
 /** The kubeconfig's contexts that no runtime cluster uses and whose cluster holds the bundle. */
 async function findOrphanedClusters(run, bundle) {
@@ -12852,7 +13554,10 @@ async function findOrphanedClusters(run, bundle) {
         const base = run.baseRuntime?.runtime.clusters.find((cluster) => cluster.kubeContext === context);
         const kube = openCluster(run.kubeconfig, context, { secrets: run.secrets, name: base?.name ?? context });
         try {
-            const record = await readIdentityRecord(kube, run.options.identity?.recordName);
+            // Records checked when read (../kube/instance/record-checks.ts, ../kube/connect/cluster-identity.ts):
+            // an identity record or instance Secret that fails is left out, and said.
+            const warn = (message) => run.log.line(`${fleet_run_WARNING_MARK}${message}`);
+            const record = await readIdentityRecord(kube, run.options.identity?.recordName, warn);
             // Not this fleet's cluster (no record of it, nor listed at the base), or one of the runtime reached by another context.
             if ((!record && !base) || (record && names.has(record.runtimeCluster.toLowerCase())))
                 continue;
@@ -12861,7 +13566,7 @@ async function findOrphanedClusters(run, bundle) {
                 group: base?.group ?? '',
                 kubeContext: context,
             };
-            const instances = await inventory_store_listInstances(kube, '', bundle);
+            const instances = await inventory_store_listInstances(kube, '', bundle, warn);
             if (instances.length === 0)
                 continue;
             const statuses = new Map();
@@ -13102,14 +13807,54 @@ function withDesired(entry, desired) {
 
 
 
+
+/** A revision refused because its history does not say it was reviewed (`target.unreviewed: refuse`): step `review`. */
+class UnreviewedRevisionError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'UnreviewedRevisionError';
+    }
+}
+/** Why a revision does not count as reviewed (it carries no `reviewed` mark). */
+function unreviewedReason(entry) {
+    const putBack = entry.rollbackTo !== undefined
+        ? ` (it put back revision ${entry.rollbackTo}, which was not applied by a reviewed run either)`
+        : '';
+    return `revision ${entry.revision} was not applied by a reviewed run${putBack}: its history entry records no review`;
+}
+/** How a revision was reviewed, for the log: the pull request and the commit whose diff matched. */
+function reviewedText(entry) {
+    const { reviewed } = entry;
+    if (!reviewed)
+        return 'not applied by a reviewed run';
+    const where = [
+        reviewed.pullRequest !== undefined ? `pull request #${reviewed.pullRequest}` : '',
+        reviewed.commit ? `diff of commit ${reviewed.commit.slice(0, 7)}` : '',
+    ].filter((part) => part !== '');
+    return `reviewed${where.length > 0 ? ` (${where.join(', ')})` : ''}`;
+}
 const revisionList = (entries) => entries.length > 0 ? entries.map((entry) => entry.revision).join(', ') : 'none';
 /**
  * The revision of one instance's history (newest first) to put back, given its live record
  * (null: not installed). Throws (the message naming what is missing) when the target cannot
  * be met; answers `leave` when the instance has nothing to go back to and the target allows
- * leaving it (every instance, the previous revision of each).
+ * leaving it (every instance, the previous revision of each). A revision chosen that does not
+ * count as reviewed throws UnreviewedRevisionError under `target.unreviewed: refuse`, and is
+ * answered with the reason under `warn`.
  */
 function chooseRevision(entries, live, target) {
+    const choice = revisionOf(entries, live, target);
+    if ('leave' in choice || choice.entry.reviewed || target.unreviewed === undefined)
+        return choice;
+    const reason = unreviewedReason(choice.entry);
+    if (target.unreviewed === 'refuse') {
+        const advice = target.unreviewedAdvice ? `. ${target.unreviewedAdvice}` : '';
+        throw new UnreviewedRevisionError(`${reason}; nothing was applied to this cluster${advice}`);
+    }
+    return { ...choice, unreviewed: reason };
+}
+/** The revision the target names, or the one before the live one (chooseRevision, before the review rule). */
+function revisionOf(entries, live, target) {
     const current = history_store_currentRevision(entries, live);
     const from = current !== undefined ? { from: current } : {};
     if (target.revision !== undefined) {
@@ -13161,7 +13906,7 @@ async function startRevisionBuilds(run, target, session, builds, line) {
             choice = chooseRevision(entries, live, target);
         }
         catch (error) {
-            throw new ClusterStepError('rollback', `${where}: ${error instanceof Error ? error.message : String(error)}`, instance.name);
+            throw new ClusterStepError(error instanceof UnreviewedRevisionError ? 'review' : 'rollback', `${where}: ${error instanceof Error ? error.message : String(error)}`, instance.name);
         }
         const prefix = `${outcome_logPrefix(bundle, cluster, instance.name)} >`;
         if ('leave' in choice) {
@@ -13176,7 +13921,9 @@ async function startRevisionBuilds(run, target, session, builds, line) {
             to: entry.revision,
             ...(choice.from !== undefined ? { from: choice.from } : {}),
         };
-        line(`${prefix} rolling back to revision ${entry.revision}${choice.from !== undefined ? ` (live: revision ${choice.from})` : ''}: module ${entry.module.url} version ${entry.module.version}, applied ${entry.appliedAt}${entry.commit ? ` from commit ${entry.commit.slice(0, 7)}` : ''}`);
+        if (choice.unreviewed)
+            line(`${fleet_run_WARNING_MARK}cluster ${cluster}: ${where}: ${choice.unreviewed}; it is put back all the same`);
+        line(`${prefix} rolling back to revision ${entry.revision}${choice.from !== undefined ? ` (live: revision ${choice.from})` : ''}: module ${entry.module.url} version ${entry.module.version}, applied ${entry.appliedAt}${entry.commit ? ` from commit ${entry.commit.slice(0, 7)}` : ''}, ${reviewedText(entry)}`);
         chosen.push({ instance: revisionInstance(instance, entry), entry, revision });
     }
     if (chosen.length === 0)
@@ -13265,7 +14012,8 @@ function rollbackOf(run) {
 
 
 
-async function planCluster(run, cluster, log, bundleName, builds) {
+
+async function planCluster(run, cluster, log, bundleName, builds, progress) {
     const startedAt = Date.now();
     const connected = await session_connectCluster(run, cluster, (text) => log.line(text), startedAt);
     if ('failed' in connected)
@@ -13273,16 +14021,26 @@ async function planCluster(run, cluster, log, bundleName, builds) {
     const { session } = connected;
     try {
         // The bundle's builds, or for a rollback to a revision its history's (revision-rollback.ts).
+        progress.at('evaluate');
         const started = await startRunBuilds(run, session, builds, (text) => log.line(text));
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
-        const { built, instances, allBuilt } = await diffWhenBuilt(run, session, cluster.name, bundle, started.evaluated.bundle.instances, started.instances, (text) => log.line(text));
+        progress.at('build');
+        const buildsSince = Date.now();
+        const { built, instances, allBuilt, abandoned } = await diffWhenBuilt(run, session, cluster.name, bundle, started.evaluated.bundle.instances, started.instances, (text) => log.line(text), progress);
+        // An instance whose build the deadline stopped: the cluster is failed at the deadline,
+        // told once (the instance's own line said the engine was stopped).
+        if (abandoned) {
+            const error = deadlineError(run, cluster.name, { step: abandoned.step, since: buildsSince, ...(abandoned.instance ? { instance: abandoned.instance } : {}) }, EVALUATION_ABANDONED);
+            tellFailure(run, cluster.name, (text) => log.line(text), new Error(error.message));
+            return withIdentity(session, clusterEntry(cluster, 'failed', instances, error, startedAt));
+        }
         // A rollback to a revision deletes no instance (revision-rollback.ts).
         if (run.options.prune && run.options.pruneRemovedInstances && !run.rollbackTo) {
             // An instance that did not build still belongs to the bundle, but its objects are unknown:
             // what deleting the removed instances would do cannot be told without them.
             if (allBuilt)
-                instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${outcome_logPrefix(bundle, cluster.name)} > ${text}`))));
+                instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${outcome_logPrefix(bundle, cluster.name)} > ${text}`), (text) => log.line(`${fleet_run_WARNING_MARK}${text}`))));
             else
                 log.line(`${outcome_logPrefix(bundle, cluster.name)} > instances removed from the bundle are not looked for: not every instance was built`);
         }
@@ -13298,8 +14056,12 @@ async function planCluster(run, cluster, log, bundleName, builds) {
         return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(built) : undefined);
     }
     catch (error) {
-        tellFailure(run, cluster.name, (text) => log.line(text), error);
-        return withIdentity(session, clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
+        // An evaluation the deadline stopped (the action's watchdog stopped the engine): where it was, for how long.
+        const failure = isEngineStopped(error)
+            ? deadlineError(run, cluster.name, { step: clusterError(error, progress.step).step, since: progress.since }, EVALUATION_ABANDONED)
+            : clusterError(error, 'diff');
+        tellFailure(run, cluster.name, (text) => log.line(text), isEngineStopped(error) ? new Error(failure.message) : error);
+        return withIdentity(session, clusterEntry(cluster, 'failed', [], failure, startedAt));
     }
     finally {
         session.kube.close();
@@ -13315,7 +14077,7 @@ const INSTANCE_DIFFS_AT_ONCE = 4;
  * its failure (a build that failed, a dry-run that stopped) in its place, once. Every
  * instance is listed; `allBuilt` is false when one did not build.
  */
-async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, builds, line) {
+async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, builds, line, progress) {
     const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending, index) => {
         const declared = bundleInstances[index];
         if (!declared)
@@ -13326,8 +14088,9 @@ async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, bui
         }
         catch (error) {
             const failure = instanceStepError(error, 'build', declared.name);
-            return { entry: unbuiltInstanceEntry(declared, failure), failure };
+            return { entry: unbuiltInstanceEntry(declared, failure), failure, abandoned: isEngineStopped(error) };
         }
+        progress.at('diff');
         const entry = {
             name: instance.name,
             namespace: instance.namespace,
@@ -13338,6 +14101,8 @@ async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, bui
             const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), {
                 force: run.options.force,
                 overwriteOwnership: run.options.overwriteOwnership,
+                // Objects that are (or look like) records read back are refused (../kube/instance/reserved-objects.ts).
+                ...reservedObjectRules(run),
             });
             return { entry: { ...entry, changes }, built: instance };
         }
@@ -13353,10 +14118,13 @@ async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, bui
     const built = [];
     const instances = [];
     let allBuilt = true;
+    let abandoned;
     for (const outcome of outcomes) {
         if (outcome.status === 'rejected')
             throw outcome.reason;
         const { entry, failure } = outcome.value;
+        if (outcome.value.abandoned && failure)
+            abandoned ??= failure;
         for (const change of entry.changes)
             line(changeLine(bundle, cluster, entry.name, change) + (change.error ? `: ${change.error}` : ''));
         if (failure) {
@@ -13368,7 +14136,7 @@ async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, bui
             allBuilt = false;
         instances.push(entry);
     }
-    return { built, instances, allBuilt };
+    return { built, instances, allBuilt, ...(abandoned ? { abandoned } : {}) };
 }
 /**
  * The cluster's error from its instances: the first failure in bundle order, an instance's
@@ -13397,9 +14165,17 @@ function failedObjects(cluster, instances) {
         return null;
     const prefix = `cluster ${cluster}: `;
     const reasons = failed.map(({ instance, change }) => `instance ${instance}: ${(change.error ?? 'failed').replace(prefix, '')}`);
-    const count = failed.length === 1 ? 'one object' : `${failed.length} objects`;
-    const message = `${prefix}the API server refused ${count} in the dry-run (the other objects are diffed): ${reasons.join('; ')}`;
-    const ref = [first.change.kind, first.change.namespace, first.change.name].filter(Boolean).join('/');
+    const count = (n) => (n === 1 ? 'one object' : `${n} objects`);
+    // Objects refused as records read back (../kube/instance/reserved-objects.ts) come first:
+    // an apply refuses the whole cluster for them (step `reserved`), whatever the server says.
+    const reserved = failed.filter(({ change }) => isReservedRefusal(change));
+    const shown = reserved[0] ?? first;
+    const ref = [shown.change.kind, shown.change.namespace, shown.change.name].filter(Boolean).join('/');
+    if (reserved.length > 0) {
+        const message = `${prefix}${count(reserved.length)} of the bundle refused (an apply applies nothing to the cluster): ${reasons.join('; ')}`;
+        return { step: 'reserved', message, instance: shown.instance, object: ref };
+    }
+    const message = `${prefix}the API server refused ${count(failed.length)} in the dry-run (the other objects are diffed): ${reasons.join('; ')}`;
     return { step: 'diff', message, instance: first.instance, object: ref };
 }
 async function planFleet(given) {
@@ -13415,7 +14191,13 @@ async function planFleet(given) {
     const results = await mapBounded(clusters, run.options.concurrency, async (cluster) => {
         const log = new BufferedLog();
         const startedAt = Date.now();
-        const entry = await withinDeadline(planCluster(run, cluster, log, bundleName, builds), run.deadlineAt ?? Infinity, () => clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt));
+        const progress = new ClusterProgress('connect');
+        const entry = await withinDeadline(planCluster(run, cluster, log, bundleName, builds, progress), run.deadlineAt ?? Infinity, () => {
+            // A request or a module pull still running: not waited for; the cluster says where it was.
+            const error = deadlineError(run, cluster.name, progress, 'its work was abandoned, not waited for');
+            log.line(`${FAILURE_MARK}${error.message}`);
+            return clusterEntry(cluster, 'failed', [], error, startedAt);
+        });
         log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
         return entry;
     });
@@ -13549,6 +14331,7 @@ async function instanceRow(run, session, bundle, instance, base) {
             force: run.options.force,
             overwriteOwnership: true,
             prune: run.options.prune,
+            ...reservedObjectRules(run),
         }));
     }
     catch (error) {
@@ -13618,6 +14401,9 @@ async function removedRows(run, session, bundle, listed, base) {
     const rows = [];
     try {
         const scan = await findRemovedInstances(session.kube, bundle, listed);
+        // Secrets that are not records Timoni would have written are no rows (../kube/instance/record-checks.ts).
+        for (const ignored of scan.ignored)
+            run.log.line(`${fleet_run_WARNING_MARK}${ignored}`);
         for (const stored of [...scan.removed].reverse()) {
             const status = await instanceStatus(session.kube, stored);
             rows.push(row(base, {
@@ -13677,6 +14463,7 @@ async function fleetState(run) {
 
 
 
+
 /**
  * The bundle's name for a cluster that was not reached (or was refused), for its error line:
  * the bundle evaluated with no access to the cluster; '' when it needs the cluster (a
@@ -13729,13 +14516,15 @@ async function status_and_delete_eachCluster(run, work, stopAtFailure) {
     return results;
 }
 function fleetStatus(run) {
-    return status_and_delete_eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
+    return status_and_delete_eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle, (message) => run.log.line(`${WARNING_MARK}${message}`)), false);
 }
 function fleetDelete(run) {
     return status_and_delete_eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, {
         wait: run.options.wait,
         timeoutMs: run.options.timeoutMs,
         log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`),
+        // A Secret that is not a record Timoni would have written is not deleted, and said (../kube/instance/record-checks.ts).
+        onIgnored: (message) => run.log.line(`${WARNING_MARK}${message}`),
     }), true);
 }
 
@@ -13751,11 +14540,11 @@ function secretsIn(run, values) {
     });
 }
 /**
- * Keeps the applied record in the instance's history (`rollbackTo`: the revision it put
- * back; `recordText`: the record as stored, when it was written back byte for byte), with
- * the run's secret values its values hold; logs a warning (never throws) when it cannot.
+ * Keeps the applied record in the instance's history, with the run's secret values its
+ * values hold; logs a warning (never throws) when it cannot.
  */
-async function recordHistory(run, cluster, record, line, rollbackTo, recordText) {
+async function recordHistory(run, cluster, record, line, applied = {}) {
+    const { rollbackTo, recordText, reviewed } = applied;
     const keep = run.options.history;
     if (keep <= 0)
         return;
@@ -13765,12 +14554,13 @@ async function recordHistory(run, cluster, record, line, rollbackTo, recordText)
             ...run.provenance,
             ...(rollbackTo !== undefined ? { rollbackTo } : {}),
             ...(recordText !== undefined ? { recordText } : {}),
+            ...(reviewed ? { reviewed } : {}),
             secrets: secretsIn(run, record.values),
         }, keep);
     }
     catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        line(`${WARNING_MARK}cluster ${cluster.name}: instance ${record.namespace}/${record.name}: applied, but its history was not written: ${reason}`);
+        line(`${fleet_run_WARNING_MARK}cluster ${cluster.name}: instance ${record.namespace}/${record.name}: applied, but its history was not written: ${reason}`);
     }
 }
 /**
@@ -13789,7 +14579,7 @@ async function recordRestored(run, cluster, record, recordText, line) {
     catch {
         // recordHistory reads the history again, and warns when it cannot.
     }
-    await recordHistory(run, cluster, record, line, rollbackTo, recordText);
+    await recordHistory(run, cluster, record, line, { rollbackTo, recordText });
 }
 function revisionView(entry, current) {
     return {
@@ -13800,6 +14590,7 @@ function revisionView(entry, current) {
         ...(entry.runUrl ? { runUrl: entry.runUrl } : {}),
         current: entry.revision === current,
         ...(entry.rollbackTo !== undefined ? { rollbackTo: entry.rollbackTo } : {}),
+        ...(entry.reviewed ? { reviewed: { ...entry.reviewed } } : {}),
     };
 }
 async function clusterHistory(cluster, evaluated, only) {
@@ -13906,6 +14697,8 @@ async function restorePrevious(run, session, point, builds, touched, deadline, l
         timeoutMs: run.options.timeoutMs,
         deadline,
         prune: true,
+        // The previous build is refused as any build is when it holds a record's look-alike.
+        ...reservedObjectRules(run),
     });
     const changes = withReadiness(applied.changes, applied.readiness);
     try {
@@ -14373,12 +15166,16 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
             evaluated: started.evaluated,
             instances: await builtOrNothing(cluster.name, started, instances, line, (failure) => run.onClusterError?.(cluster.name, failure)),
         };
+        // Nor is anything applied when an object is (or looks like) a record read back from clusters (instance-failures.ts).
+        refuseReservedObjects(cluster.name, build.instances, reservedObjectRules(run), instances, line);
         stopIfCancelled(run, cluster, 'build');
         // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
+        // Its answer (the review matched) marks the revisions this cluster gets as reviewed in their history.
+        let reviewed;
         if (run.beforeApply || run.recordDesired) {
             desired = desiredOfBuild(build.instances);
             try {
-                run.beforeApply?.(cluster, bundle, desired);
+                reviewed = run.beforeApply?.(cluster, bundle, desired) ?? undefined;
             }
             catch (error) {
                 throw new ClusterStepError('review', error);
@@ -14412,6 +15209,7 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
                     deadline,
                     // A rollback to a revision puts the instance back whole: objects the newer revisions added go.
                     prune: run.options.prune || run.rollbackTo !== undefined,
+                    ...reservedObjectRules(run),
                     ...(run.cancel ? { signal: run.cancel } : {}),
                     log: (text) => line(`${outcome_logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
                 });
@@ -14423,7 +15221,7 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
                     ...(instance.revision ? { revision: instance.revision } : {}),
                 });
                 // The revision applied goes into the instance's history; a failure to write it is a warning, not a failed cluster.
-                await recordHistory(run, session.kube, result.record, line, instance.revision?.to);
+                await recordHistory(run, session.kube, result.record, line, { rollbackTo: instance.revision?.to, reviewed });
             }
             catch (error) {
                 if (error instanceof InstanceCancelledError) {
@@ -14457,6 +15255,7 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
                 timeoutMs: run.options.timeoutMs,
                 deadline,
                 log: (text) => line(`${outcome_logPrefix(bundle, cluster.name)} > ${text}`),
+                warn: (text) => line(`${fleet_run_WARNING_MARK}${text}`),
             }, instances);
         }
         return withDesired(withIdentity(session, clusterEntry(cluster, 'applied', instances, null, startedAt)), desired);
@@ -14661,7 +15460,7 @@ function parseShardBy(text) {
         if (count >= 1 && count <= MAX_SHARDS)
             return { kind: 'count', count };
     }
-    throw new ShardByError(`must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not ${(0,display_text/* quote */.h)(text)}`);
+    throw new ShardByError(`must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not ${(0,display_text/* quote */.hD)(text)}`);
 }
 function byGroup(clusters) {
     const groups = new Map();
@@ -15477,7 +16276,7 @@ class RegistryAuth {
             throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}: it asks for Basic auth, which ${describeCredential(credential)} cannot answer`, 401);
         }
         if (challenge.scheme !== 'bearer') {
-            throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme ${(0,display_text/* quote */.h)(challenge.scheme)}`, 401);
+            throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme ${(0,display_text/* quote */.hD)(challenge.scheme)}`, 401);
         }
         if (credential.kind === 'bearer')
             return `Bearer ${credential.token}`;
@@ -16892,7 +17691,7 @@ function errorAnnotations(error, title) {
 class InputError extends Error {
     input;
     constructor(input, message) {
-        super(`input ${(0,display_text/* quote */.h)(input)}: ${message}`);
+        super(`input ${(0,display_text/* quote */.hD)(input)}: ${message}`);
         this.input = input;
         this.name = 'InputError';
     }
@@ -16916,7 +17715,7 @@ function getBooleanInput(env, name, fallback) {
         return true;
     if (['false', 'False', 'FALSE'].includes(value))
         return false;
-    throw new InputError(name, `must be true or false, not ${(0,display_text/* quote */.h)(value)}`);
+    throw new InputError(name, `must be true or false, not ${(0,display_text/* quote */.hD)(value)}`);
 }
 /** A list given one item per line or separated by commas; empty items dropped. */
 function getListInput(env, name) {
@@ -16930,7 +17729,7 @@ function getChoiceInput(env, name, choices, fallback) {
     if (value === '')
         return fallback;
     if (!choices.includes(value))
-        throw new InputError(name, `must be one of ${choices.join(', ')}, not ${(0,display_text/* quote */.h)(value)}`);
+        throw new InputError(name, `must be one of ${choices.join(', ')}, not ${(0,display_text/* quote */.hD)(value)}`);
     return value;
 }
 // File commands. Outputs use the heredoc form with a random delimiter, so any value,
@@ -19989,16 +20788,45 @@ async function findMarkedComment(client, target, marker, author) {
     const comments = await client.paginate(`/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`);
     return comments.find((comment) => comment.user?.login === author && comment.body?.startsWith(marker) === true);
 }
-async function upsertMarkedComment(client, target, marker, body, author) {
+/**
+ * `author`'s comment whose second line is `line` (and whose first line is a marker of its
+ * own): the comment this one replaces when its own marker is not known (upsertMarkedComment).
+ */
+function findBySecondLine(comments, line, author) {
+    return comments.find((comment) => {
+        if (comment.user?.login !== author || !comment.body)
+            return false;
+        const [first, second] = comment.body.split('\n', 2);
+        return second === line && first !== undefined && first.startsWith('<!-- ') && first.endsWith(' -->');
+    });
+}
+/**
+ * Posts the comment, or updates the one of `author` that starts with `marker`. `sameAs`, a
+ * line: when no comment starts with the marker, the comment whose second line it is counts as
+ * this one too; it keeps its own first line (its marker) above the new body. The PR comment
+ * of a bundle whose name is unknown this time (an evaluation stopped by the deadline) so
+ * replaces the comment of its last diff, which names its bundle files on its second line.
+ */
+async function upsertMarkedComment(client, target, marker, body, author, sameAs) {
     if (!body.startsWith(marker))
         throw new Error('a marked comment body must start with its marker');
     const length = commentLength(body);
     if (length > COMMENT_LIMIT)
         throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_LIMIT}`);
     try {
-        const existing = await findMarkedComment(client, target, marker, author);
+        const comments = await client.paginate(`/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`);
+        let existing = comments.find((comment) => comment.user?.login === author && comment.body?.startsWith(marker));
+        let sent = body;
+        if (!existing && sameAs) {
+            existing = findBySecondLine(comments, sameAs, author);
+            const kept = existing?.body?.split('\n', 1)[0];
+            if (kept !== undefined && commentLength(`${kept}\n${body}`) <= COMMENT_LIMIT)
+                sent = `${kept}\n${body}`;
+            else
+                existing = undefined;
+        }
         if (existing) {
-            const response = await client.request('PATCH', `/repos/${target.owner}/${target.repo}/issues/comments/${existing.id}`, { body });
+            const response = await client.request('PATCH', `/repos/${target.owner}/${target.repo}/issues/comments/${existing.id}`, { body: sent });
             return { kind: 'updated', id: response.data.id, url: response.data.html_url };
         }
         const response = await client.request('POST', `/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`, { body });
@@ -20620,14 +21448,17 @@ function parseReviewedRecord(body) {
 // Text that reads otherwise than it is. Reviewers approve what they read, so nothing from
 // the user's files may read otherwise than what is applied, nor pass for a part of the
 // report that the action reads back:
-//   - bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069
-//     isolates, U+200E/U+200F/U+061C marks) and characters that do not show (U+200B-U+200D
-//     zero-width, U+2060-U+2064, U+FEFF) are shown escaped, `\u202E`;
+//   - every character that does not show as itself, by Unicode property (NOT_SHOWN in
+//     ../display-text.ts, the one rule of the project: controls but tab and line feed,
+//     format characters with the bidirectional controls, default ignorable code points,
+//     variation selectors, tags, separators, spaces other than U+0020, private use,
+//     unassigned) is shown escaped: `\u202E`, `\u00AD`, `\u{E0041}` beyond U+FFFF;
 //   - the opening of our hidden blocks, `<!-- timoni-fleet` (the comment's marker and its
 //     review record, reviewed-block.ts), is shown as `\u003C!-- timoni-fleet`, so that a
 //     diff or an error message can never hold a block the action would read back (in
 //     Markdown and HTML contexts `<` is an entity anyway; code blocks show text verbatim).
 // Each object whose diff holds either is named under its diff (`hiddenTextNote`).
+
 
 
 /**
@@ -20690,15 +21521,21 @@ function redaction_secretChangeIds(changeSet, secrets) {
 }
 // ---------------------------------------------------------------------------------------
 // Text that reads otherwise than it is (see the header).
-const HIDDEN_CHARACTERS = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 const HIDDEN_BLOCK_OPENING = /<(!--\s*timoni-fleet)/gi;
-/** `\u202E` for U+202E: how an escaped character is shown. */
+/** How many of the escaped characters a note names by code point. */
+const NAMED_CHARACTERS_LIMIT = 24;
+/** The code point in hex, upper case, at least four digits: `202E`, `E0041`. */
+function codePointHex(character) {
+    return (character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+}
+/** `\u202E` for U+202E, `\u{E0041}` beyond U+FFFF: how an escaped character is shown. */
 function escapedForm(character) {
-    return `\\u${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+    const hex = codePointHex(character);
+    return hex.length > 4 ? `\\u{${hex}}` : `\\u${hex}`;
 }
 /** The text with hidden characters and the opening of our hidden blocks shown escaped. */
 function showHiddenText(text) {
-    return text.replace(HIDDEN_CHARACTERS, escapedForm).replace(HIDDEN_BLOCK_OPENING, '\\u003C$1');
+    return text.replace(display_text/* NOT_SHOWN */.a6, escapedForm).replace(HIDDEN_BLOCK_OPENING, '\\u003C$1');
 }
 /** A copy of the ChangeSet with every string shown as showHiddenText shows it (enumerations aside, as when masking). */
 function redaction_showHiddenTextIn(changeSet) {
@@ -20706,10 +21543,14 @@ function redaction_showHiddenTextIn(changeSet) {
 }
 /** What a diff holds that showHiddenText escapes, in words for a reader; undefined when nothing. */
 function describeHiddenText(text) {
-    const characters = [...new Set(text.match(HIDDEN_CHARACTERS) ?? [])].sort();
+    const characters = (0,display_text/* notShownIn */.uI)(text);
     const parts = [];
     if (characters.length > 0) {
-        const forms = characters.map((character) => `U+${escapedForm(character).slice(2)}`).join(', ');
+        // A diff may hold thousands of them (every tag character): the note names the first few.
+        const named = characters.slice(0, NAMED_CHARACTERS_LIMIT).map((character) => `U+${codePointHex(character)}`);
+        if (characters.length > named.length)
+            named.push(`${characters.length - named.length} more`);
+        const forms = named.join(', ');
         parts.push(`characters that are invisible or reorder the text around them (${forms})`);
     }
     HIDDEN_BLOCK_OPENING.lastIndex = 0;
@@ -21280,6 +22121,23 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
     return { sections, counts };
 }
 
+;// CONCATENATED MODULE: ./src/report/deadline.ts
+
+/** The step of a cluster error written when the run's deadline stopped the cluster's work. */
+const DEADLINE_STEP = 'deadline';
+/** A CAUTION block, one line per cluster the deadline stopped; '' when none. Give it the masked ChangeSet. */
+function deadlineCallout(changeSet, context) {
+    const stopped = changeSet.clusters.filter((cluster) => cluster.status === 'failed' && cluster.error?.step === DEADLINE_STEP);
+    if (stopped.length === 0)
+        return '';
+    const verb = changeSet.mode === 'apply' ? 'applied' : 'diffed';
+    const lines = stopped.map((cluster) => `> Commit ${commitLink(context)} could not be ${verb} on cluster ${code(cluster.name)}: ${escapeInline(cluster.error?.message ?? '')}.`);
+    const after = changeSet.mode === 'apply'
+        ? '> What was applied before the deadline is listed below.'
+        : "> An earlier commit's diff no longer stands for it: whatever is shown here is this commit's.";
+    return `> [!CAUTION]\n${lines.join('\n>\n')}\n>\n${after}\n\n`;
+}
+
 ;// CONCATENATED MODULE: ./src/report/comment.ts
 // The PR comment, and the same comment updated on merge with the rollout result. Read top
 // down, this file is how one comment is made:
@@ -21302,6 +22160,7 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
 // The whole is fitted into GitHub's comment limit by budget.ts (diffs cut fairly, then
 // object lists, then the table alone), masked by redaction.ts; the parts of a section that
 // the job summary shares (status, counts, error and diff blocks) are in sections.ts.
+
 
 
 
@@ -21344,7 +22203,7 @@ function renderComment(original, context, variant, frame, extra = {}) {
                 ? renderRecord(extra.reviewed)
                 : '';
     const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT) - (record ? commentLength(record) + 1 : 0);
-    const warnings = (extra.warnings ?? []).map((warning) => `> ${escapeInline(warning)}`).join('\n>\n');
+    const warnings = (extra.warnings ?? []).map((warning) => `> ${escapeInline(showHiddenText(warning))}`).join('\n>\n');
     const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
     const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
         const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
@@ -21363,7 +22222,9 @@ function renderComment(original, context, variant, frame, extra = {}) {
         });
         const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
         return (`${frame?.marker ?? commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
+            (frame ? '' : filesLine(changeSet.bundle, context.bundleFiles)) +
             (frame?.headline ?? renderHeadline(masked, context, variant)) +
+            deadlineCallout(masked, context) +
             (warnings ? `> [!WARNING]\n${warnings}\n\n` : '') +
             membershipWarning(masked) +
             (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
@@ -21529,6 +22390,17 @@ function commentMarker(bundleName, bundleFiles = []) {
         return `${MARKER_PREFIX}files=${encodeURIComponent(bundleFiles.join(','))}${MARKER_SUFFIX}`;
     return `${MARKER_PREFIX}bundle=${encodeURIComponent(bundleName)}${MARKER_SUFFIX}`;
 }
+/**
+ * The second line of a bundle's comment: its bundle files, as the marker names them when the
+ * name is unknown (and then the marker itself is that line). A later run that cannot learn
+ * the bundle's name (its evaluation stopped by the deadline) finds this comment by it
+ * (../github/comments.ts, upsertMarkedComment's `sameAs`) and replaces its diff.
+ */
+function filesLine(bundleName, bundleFiles = []) {
+    if (bundleName === '' || bundleFiles.length === 0)
+        return '';
+    return `${commentMarker('', bundleFiles)}\n`;
+}
 /** The marker found in a comment body, or null when the body holds none (or a malformed one). */
 function findMarker(body) {
     const match = MARKER.exec(body);
@@ -21655,6 +22527,7 @@ function groupMembers(changeSet, groups) {
 
 
 
+
 /** Error messages are capped at this size in the job summary. */
 const job_summary_ERROR_CAP = 65_536;
 /** Each failed object's error is capped at this size. */
@@ -21739,9 +22612,10 @@ function renderHead(changeSet, context, secretChanged) {
     let head = `## timoni-fleet ${runName(changeSet)} · bundle ${code(changeSet.bundle)}\n\n`;
     head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;
     head += rollbackTargetSentence(changeSet);
+    head += deadlineCallout(changeSet, context);
     const notes = (context.notes ?? []).filter((note) => note.trim() !== '');
     if (notes.length > 0)
-        head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
+        head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(showHiddenText(maskSecrets(note, context.secrets)))}`).join('\n>\n')}\n\n`;
     if (secretChanged)
         head += '🔒 A secret value changed (hidden).\n\n';
     head += membershipWarning(changeSet);
@@ -22492,7 +23366,9 @@ async function postComment(input, reportContext) {
             : renderRolloutComment(input.changeSet, context, extra);
         const author = await tokenIdentity(client, input.commentAuthor);
         const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
-        const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
+        // A bundle whose name is unknown this time (its evaluation failed or was stopped by the
+        // deadline) replaces the comment of its last diff, found by its files (comment.ts `filesLine`).
+        const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author, input.changeSet.bundle === '' && input.bundleFiles.length > 0 ? marker : undefined);
         return outcome.kind === 'not-permitted'
             ? { kind: 'not-permitted', pullRequest, reason: outcome.reason }
             : { kind: outcome.kind, pullRequest, url: outcome.url };
@@ -22605,12 +23481,17 @@ class ReviewCheck {
     record(bundle) {
         return this.records.get(bundle);
     }
-    /** FleetRun.beforeApply: throws (refusing the cluster) under `require` when the cluster differs from the record. */
+    /**
+     * FleetRun.beforeApply: throws (refusing the cluster) under `require` when the cluster
+     * differs from the record; answers the reviewed mark (the diff's commit, the pull request)
+     * when it is the one reviewed, under `require` and `warn` alike, which the instance history
+     * keeps so that a rollback under `require` may put that revision back.
+     */
     beforeApply = (cluster, bundle, desired) => {
         if (this.pullRequest === undefined) {
             // Nothing was reviewed: `warn` applies (the summary says so), `require` refuses.
             if (this.policy !== 'require')
-                return;
+                return undefined;
             throw new Error(`cluster ${cluster.name}: nothing was reviewed to compare with: ${this.unavailable ?? 'no pull request'}; nothing was applied to it (reviewed: require). Apply through a pull request's merge, or on purpose with reviewed: warn (e.g. for workflow_dispatch)`);
         }
         const pr = `pull request #${this.pullRequest}`;
@@ -22633,10 +23514,10 @@ class ReviewCheck {
                     problem = `cluster ${cluster.name}: the desired state differs from the one reviewed in ${pr}${record.commit ? ` (diff of commit ${record.commit.slice(0, 7)})` : ''}: ${describeDifference(difference)}`;
             }
         }
-        if (problem === undefined) {
+        if (problem === undefined && record) {
             this.matched.push(cluster.name);
             this.log.line(`cluster ${cluster.name}: the desired state is the one reviewed in ${pr}`);
-            return;
+            return { ...(record.commit ? { commit: record.commit } : {}), pullRequest: this.pullRequest };
         }
         if (this.policy === 'require') {
             throw new Error(`${problem}; nothing was applied to it (reviewed: require). Show the change in a pull request's diff again, or apply it on purpose with reviewed: warn`);
@@ -22649,6 +23530,7 @@ class ReviewCheck {
             title: `cluster ${cluster.name} differs from what was reviewed`,
             message: warning,
         });
+        return undefined;
     };
     /**
      * FleetRun.beforeLeave: a cluster leaving the fleet is a change like any other. Under
@@ -22703,6 +23585,22 @@ class ReviewCheck {
             return this.notes;
         return [...this.notes, `Applied as reviewed in pull request #${this.pullRequest}: ${this.matched.join(', ')}.`];
     }
+}
+/**
+ * What `reviewed` asks of a rollback to a revision of the history (`mode: rollback`,
+ * ../fleet/revision-rollback.ts): under `require` only a revision applied by a reviewed run,
+ * or a rollback to one, is put back; under `warn` any, with a warning for one that was not
+ * reviewed; under `off` any, nothing said.
+ */
+function revisionReviewRule(policy) {
+    if (policy === 'off')
+        return {};
+    if (policy === 'warn')
+        return { unreviewed: 'warn' };
+    return {
+        unreviewed: 'refuse',
+        unreviewedAdvice: "Under reviewed: require a rollback puts back only a revision applied by a reviewed run (a pull request's merge whose desired state matched its diff) or a rollback to one. Roll forward through a reviewed pull request, or run this rollback on purpose with reviewed: warn (e.g. in a workflow only maintainers can dispatch)",
+    };
 }
 /** The check for a rollout: the pull request found and its comments' review records read. Undefined for `off` or a diff. */
 async function loadReviewCheck(input) {
@@ -22986,6 +23884,71 @@ async function readRepositoryFile(client, target, path, ref) {
     }
     return { path, ref, text, sha: data.sha ?? '' };
 }
+/** GitHub lists at most this many entries of one folder through the contents endpoint. */
+const CONTENTS_FOLDER_LISTING_LIMIT = 1000;
+/**
+ * Every file under the folder `path` as it was at `ref`, recursively, in path order, or
+ * undefined when the folder did not exist there. One request lists each folder, one reads
+ * each file (readRepositoryFile). Throws when `path` is a file, for a symbolic link or a
+ * submodule inside (not a file of that commit), for a folder of 1,000 entries or more (the
+ * endpoint lists no more, so the listing may be cut), when the folder holds more than the
+ * limits allow, and for every failure readRepositoryFile throws for.
+ */
+async function readRepositoryFolder(client, target, path, ref, limits) {
+    checkRepositoryPath(path);
+    const where = `${path} at ${ref}`;
+    let entries = 0;
+    let bytes = 0;
+    const files = [];
+    const list = async (folder) => {
+        let data;
+        try {
+            data = (await client.request('GET', contentsPath(target, folder, ref))).data;
+        }
+        catch (error) {
+            if (folder === path &&
+                error instanceof GitHubApiError &&
+                error.status === 404 &&
+                error.apiMessage === 'Not Found') {
+                await checkCommitReadable(client, target, ref, where);
+                return false;
+            }
+            if (error instanceof GitHubApiError && error.status === 404)
+                throw new Error(`${folder} at ${ref}: GitHub does not know this commit or folder (${error.apiMessage})`, {
+                    cause: error,
+                });
+            throw error;
+        }
+        if (!Array.isArray(data))
+            throw new Error(`${folder} at ${ref} is a ${data.type ?? 'thing without a type'}, not a folder`);
+        if (data.length >= CONTENTS_FOLDER_LISTING_LIMIT)
+            throw new Error(`${folder} at ${ref} has ${CONTENTS_FOLDER_LISTING_LIMIT} entries or more: GitHub's contents endpoint lists no more, so it cannot be read whole. Check out that commit instead (actions/checkout with a fetch-depth that reaches it)`);
+        for (const entry of data) {
+            const inside = entry.path ?? '';
+            if (!inside.startsWith(`${folder}/`))
+                throw new Error(`${folder} at ${ref}: GitHub listed ${JSON.stringify(inside)} in it`);
+            if (++entries > limits.entries)
+                throw new Error(`${where}: more than ${limits.entries} files and folders`);
+            if (entry.type === 'dir')
+                await list(inside);
+            else if (entry.type === 'file') {
+                const file = await readRepositoryFile(client, target, inside, ref);
+                if (!file)
+                    throw new Error(`${inside} at ${ref}: listed in its folder, then not found`);
+                bytes += Buffer.byteLength(file.text, 'utf8');
+                if (bytes > limits.bytes)
+                    throw new Error(`${where}: its files hold more than ${limits.bytes} bytes`);
+                files.push(file);
+            }
+            else
+                throw new Error(`${inside} at ${ref} is a ${entry.type ?? 'thing without a type'}, not a file`);
+        }
+        return true;
+    };
+    if (!(await list(path)))
+        return undefined;
+    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
 
 ;// CONCATENATED MODULE: ./src/git-revision.ts
 // Files of the repository as they were at another commit, read with git from the local
@@ -22994,7 +23957,8 @@ async function readRepositoryFile(client, target, path, ref) {
 //
 // git is run without a shell (spawnSync, every value an argument of its own), in the work
 // tree found here, and only reads objects: `rev-parse` to name the commit, `ls-tree` to find
-// the file's blob, `cat-file blob` to read it. None of these runs hooks, filters or
+// the file's blob, `cat-file blob` to read it (a folder, the base's cue.mod: one
+// `ls-tree -r` for its files and sizes, one `cat-file --batch` for their blobs). None of these runs hooks, filters or
 // textconv drivers. A partial clone does not fetch a missing object (GIT_NO_LAZY_FETCH), and
 // git never asks for credentials (GIT_TERMINAL_PROMPT=0). Paths are repository paths
 // (checkRepositoryPath): never absolute, never with a `..` part.
@@ -23015,9 +23979,10 @@ const GIT_TIMEOUT_MS = 30_000;
 /** A runtime file is small; this bounds what one answer of git may hold. */
 const GIT_MAX_OUTPUT = 16 * 1024 * 1024;
 /** git run synchronously (a few local object reads): the CLI reads its inputs before anything else starts. */
-function git(root, args) {
+function git(root, args, input) {
     const all = ['-C', root, ...args];
     const result = (0,external_node_child_process_namespaceObject.spawnSync)('git', all, {
+        ...(input === undefined ? {} : { input }),
         timeout: GIT_TIMEOUT_MS,
         maxBuffer: GIT_MAX_OUTPUT,
         windowsHide: true,
@@ -23099,6 +24064,80 @@ function readFileAtCommit(root, commit, repositoryPath) {
         throw new Error(`${where} is not UTF-8 text`);
     }
 }
+/** The most a folder's files may hold together when read with git (one answer of git, headers aside). */
+const GIT_FOLDER_MAX_BYTES = 12 * 1024 * 1024;
+const decodeUtf8 = (bytes, where) => {
+    try {
+        return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    }
+    catch {
+        throw new Error(`${where} is not UTF-8 text`);
+    }
+};
+/**
+ * Every file under the folder `repositoryPath` in `commit` (a commit id), in path order, or
+ * undefined when the commit has no such folder. Throws for a file, a symbolic link or a
+ * submodule at that path or inside it (what the commit holds there is not a file: reading
+ * something else in its place would be reading another commit's files), when the folder
+ * holds more than the limits allow, for content that is not UTF-8, and when git fails. One
+ * `ls-tree -r` lists the folder with the sizes, one `cat-file --batch` reads the blobs.
+ */
+function readFolderAtCommit(root, commit, repositoryPath, limits) {
+    checkRepositoryPath(repositoryPath);
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+        throw new GitReadError(['ls-tree', commit], 'not a commit id');
+    const where = `${repositoryPath} at ${commit}`;
+    const args = ['ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit, '--', repositoryPath];
+    const listed = git(root, args);
+    if (listed.code !== 0)
+        throw new GitReadError(args, listed.stderr || `exit code ${listed.code}`);
+    const blobs = [];
+    let entries = 0;
+    let bytes = 0;
+    for (const line of listed.stdout.toString('utf8').split('\0')) {
+        const tab = line.indexOf('\t');
+        if (tab < 0)
+            continue;
+        const path = line.slice(tab + 1);
+        if (path !== repositoryPath && !path.startsWith(`${repositoryPath}/`))
+            continue;
+        const [mode = '', type = '', object = '', size = ''] = line.slice(0, tab).split(/ +/);
+        if (path === repositoryPath && type !== 'tree')
+            throw new Error(`${where} is ${mode === '120000' ? 'a symbolic link' : `a ${type === 'blob' ? 'file' : type}`}, not a folder`);
+        if (path === repositoryPath)
+            continue;
+        if (++entries > limits.entries)
+            throw new Error(`${where}: more than ${limits.entries} files and folders`);
+        if (type === 'tree')
+            continue;
+        if (type !== 'blob' || mode === '120000')
+            throw new Error(`${path} at ${commit} is ${mode === '120000' ? 'a symbolic link' : `a ${type}`}, not a file`);
+        bytes += Number(size);
+        if (!Number.isSafeInteger(bytes) || bytes > Math.min(limits.bytes, GIT_FOLDER_MAX_BYTES))
+            throw new Error(`${where}: its files hold more than ${Math.min(limits.bytes, GIT_FOLDER_MAX_BYTES)} bytes`);
+        blobs.push({ path, object, size: Number(size) });
+    }
+    if (entries === 0)
+        return undefined;
+    if (blobs.length === 0)
+        return [];
+    const batch = git(root, ['cat-file', '--batch'], blobs.map((blob) => `${blob.object}\n`).join(''));
+    if (batch.code !== 0)
+        throw new GitReadError(['cat-file', '--batch'], batch.stderr || `exit code ${batch.code}`);
+    // Each answer: `<object> blob <size>\n<content>\n`, in the order asked.
+    const files = [];
+    let offset = 0;
+    for (const blob of blobs) {
+        const end = batch.stdout.indexOf(0x0a, offset);
+        const header = end < 0 ? '' : batch.stdout.subarray(offset, end).toString('utf8');
+        if (header !== `${blob.object} blob ${blob.size}`)
+            throw new GitReadError(['cat-file', '--batch'], `unexpected answer ${JSON.stringify(header)} for ${blob.path}`);
+        const content = batch.stdout.subarray(end + 1, end + 1 + blob.size);
+        files.push({ repositoryPath: blob.path, text: decodeUtf8(content, `${blob.path} at ${commit}`) });
+        offset = end + 1 + blob.size + 1;
+    }
+    return files.sort((a, b) => (a.repositoryPath < b.repositoryPath ? -1 : a.repositoryPath > b.repositoryPath ? 1 : 0));
+}
 /** Whether the clone at `root` holds the commit `commit` (a shallow checkout may not). */
 function hasCommit(root, commit) {
     if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
@@ -23114,12 +24153,48 @@ function hasCommit(root, commit) {
 // the root of the git work tree that holds it, else the workspace) and read at the commit
 // by a reader: git from the local clone (../git-revision.ts) or GitHub's contents endpoint
 // (github/contents.ts). Files the commit did not have are left out; when none existed
-// there, there is no base runtime (a first pull request: nothing leaves). What was read is
-// loaded with the same engine, cue.mod and loadRuntime as the head runtime.
+// there, there is no base runtime (a first pull request: nothing leaves).
+//
+// The runtime at the commit is evaluated from that commit's files only: the working
+// directory's cue.mod (module.cue and every package under it that a runtime may import) is
+// read at the commit by the same reader, and loaded with the runtime files in the engine's
+// in-memory workspace, which reads nothing from the disk. A cue.mod the commit did not have
+// is none (never the head's): a pull request that changes only cue.mod cannot change which
+// clusters the base had, and so which clusters leave or stay. The bounds are the head's:
+// at most WALK_ENTRY_LIMIT files and folders, and CUE_MODULE_BYTES_LIMIT bytes together.
 
 
 
 
+/** How much the cue.mod folder read at a commit may hold: the head walk's count, and its bytes together. */
+const CUE_MODULE_LIMITS = { entries: WALK_ENTRY_LIMIT, bytes: 12 * 1024 * 1024 };
+/** Where the working directory's cue.mod lives in the repository. Throws for a working directory outside `workspace`. */
+function locateCueModule(cwd, workspace) {
+    const folder = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.resolve)(cwd), 'cue.mod');
+    const workTree = gitWorkTreeOf(folder, workspace);
+    let repositoryPath;
+    try {
+        repositoryPath = repositoryPathOf(folder, workTree ?? workspace);
+    }
+    catch {
+        throw new Error(`the working directory ${cwd} is not inside the workspace ${workspace}; its cue.mod cannot be read at another commit`);
+    }
+    return { cwd: (0,external_node_path_namespaceObject.resolve)(cwd), ...(workTree ? { workTree } : {}), repositoryPath };
+}
+/**
+ * The cue.mod files as the engine is given them (keys from the working directory,
+ * `cue.mod/module.cue`), from the folder's files read at the commit (repository paths);
+ * empty when the commit had no cue.mod there.
+ */
+function cueModuleFilesAtCommit(location, files) {
+    const moduleFiles = {};
+    for (const file of files ?? []) {
+        if (!file.repositoryPath.startsWith(`${location.repositoryPath}/`))
+            throw new Error(`${file.repositoryPath} is not inside ${location.repositoryPath}`);
+        moduleFiles[`cue.mod/${file.repositoryPath.slice(location.repositoryPath.length + 1)}`] = file.text;
+    }
+    return moduleFiles;
+}
 /**
  * Where each runtime file lives in the repository. Throws for a file outside `workspace`
  * (a path such as `../x.cue`): nothing outside the repository is read at another commit.
@@ -23140,10 +24215,12 @@ function locateRuntimeFiles(runtimeFiles, cwd, workspace) {
 }
 /**
  * The runtime made of the files as they were at the commit, or undefined when none of them
- * existed there. Throws when a file cannot be read, and when the
- * files do not load as a runtime (CueFilesError, with the files' own paths and lines).
+ * existed there; `moduleFilesAtCommit` are the cue.mod files as they were at the same commit
+ * (cueModuleFilesAtCommit), never the working directory's. Throws when a file cannot be
+ * read, and when the files do not load as a runtime (CueFilesError, with the files' own
+ * paths and lines).
  */
-function loadRuntimeAtCommit(engine, locations, read, moduleFiles) {
+function loadRuntimeAtCommit(engine, locations, read, moduleFilesAtCommit) {
     const sources = [];
     const missing = [];
     for (const location of locations) {
@@ -23160,13 +24237,17 @@ function loadRuntimeAtCommit(engine, locations, read, moduleFiles) {
     }
     if (sources.length === 0)
         return undefined;
-    return { runtime: loadRuntime(engine, sources, moduleFiles, ''), files: sources.map((s) => s.path), missing };
+    return { runtime: loadRuntime(engine, sources, moduleFilesAtCommit, ''), files: sources.map((s) => s.path), missing };
 }
 
 ;// CONCATENATED MODULE: ./src/action/base-runtime.ts
 // Where the action's base runtime comes from (fleet membership): the runtime file(s) of the
 // `runtime` input as they were at the commit before the run's change, the pull request's
 // base (`pull_request.base.sha`) or the push's `before` (github/event.ts baseCommitOf).
+//
+// The runtime is evaluated from the base commit's files only: the working directory's
+// cue.mod is read at the base as well (../runtime-at-commit.ts), by the same reader, and a
+// cue.mod the base did not have is none, never the head's.
 //
 // Each file is read with git when the checkout holds that commit (a pull request's base
 // with `fetch-depth: 2` or more; no request, and GitHub Enterprise Server without the
@@ -23189,11 +24270,10 @@ function loadRuntimeAtCommit(engine, locations, read, moduleFiles) {
 
 
 
-/** A reader of the commit's files: git when the work tree holds the commit, else the contents endpoint. */
-function commitFileReader(inputs, sha, via) {
+function commitReader(inputs, sha, via) {
     const present = new Map();
     let api;
-    const throughApi = (location) => {
+    const client = () => {
         api ??= new GitHubApi({
             apiUrl: inputs.context.apiUrl,
             token: inputs.githubToken,
@@ -23201,34 +24281,54 @@ function commitFileReader(inputs, sha, via) {
             log: inputs.log,
         });
         via.add('the GitHub API');
-        return readRepositoryFile(api, { owner: inputs.context.owner, repo: inputs.context.repo }, location.repositoryPath, sha).then((file) => file?.text);
+        return api;
     };
-    return async (location) => {
-        const tree = location.workTree;
-        if (tree) {
-            let has = present.get(tree);
-            if (has === undefined) {
-                try {
-                    has = hasCommit(tree, sha);
-                }
-                catch (error) {
-                    inputs.log(`fleet membership: git cannot read the checkout (${error instanceof Error ? error.message : String(error)}); reading the base runtime through the GitHub API`);
-                    has = false;
-                }
-                present.set(tree, has);
+    const target = { owner: inputs.context.owner, repo: inputs.context.repo };
+    /** Whether git can read the commit in the work tree (once per tree; a git that fails is said in the log). */
+    const gitHas = (tree) => {
+        if (!tree)
+            return false;
+        let has = present.get(tree);
+        if (has === undefined) {
+            try {
+                has = hasCommit(tree, sha);
             }
-            if (has) {
-                try {
-                    const text = readFileAtCommit(tree, sha, location.repositoryPath);
-                    via.add('git');
-                    return text;
-                }
-                catch (error) {
-                    inputs.log(`fleet membership: git could not read ${location.shownAs} at ${sha.slice(0, 7)} (${error instanceof Error ? error.message : String(error)}); trying the GitHub API`);
-                }
+            catch (error) {
+                inputs.log(`fleet membership: git cannot read the checkout (${error instanceof Error ? error.message : String(error)}); reading the base runtime through the GitHub API`);
+                has = false;
             }
+            present.set(tree, has);
         }
-        return throughApi(location);
+        return has;
+    };
+    /** What git read, or undefined (said in the log) when git failed: then the API is asked. */
+    const throughGit = (tree, shownAs, read) => {
+        if (!tree || !gitHas(tree))
+            return undefined;
+        try {
+            const result = read(tree);
+            via.add('git');
+            return { read: result };
+        }
+        catch (error) {
+            inputs.log(`fleet membership: git could not read ${shownAs} at ${sha.slice(0, 7)} (${error instanceof Error ? error.message : String(error)}); trying the GitHub API`);
+            return undefined;
+        }
+    };
+    return {
+        async file(location) {
+            const fromGit = throughGit(location.workTree, location.shownAs, (tree) => readFileAtCommit(tree, sha, location.repositoryPath));
+            if (fromGit)
+                return fromGit.read;
+            return (await readRepositoryFile(client(), target, location.repositoryPath, sha))?.text;
+        },
+        async cueModule(location) {
+            const fromGit = throughGit(location.workTree, location.repositoryPath, (tree) => readFolderAtCommit(tree, sha, location.repositoryPath, CUE_MODULE_LIMITS));
+            if (fromGit)
+                return fromGit.read;
+            const files = await readRepositoryFolder(client(), target, location.repositoryPath, sha, CUE_MODULE_LIMITS);
+            return files?.map((file) => ({ repositoryPath: file.path, text: file.text }));
+        },
     };
 }
 /** The base runtime of the run's event, or why there is none, or the warning that replaces it. */
@@ -23253,19 +24353,25 @@ async function readBaseRuntime(inputs) {
     catch (error) {
         return warning('cannot be located', error);
     }
-    const reader = commitFileReader(inputs, sha, via);
+    const reader = commitReader(inputs, sha, via);
     // Reading and loading are told apart: only reading goes to git or GitHub.
     const texts = new Map();
+    let moduleFiles;
     try {
         for (const location of locations)
-            texts.set(location.shownAs, await reader(location));
+            texts.set(location.shownAs, await reader.file(location));
+        // The base's own cue.mod, never the head's (a pull request could change which clusters the base had).
+        const cueModule = locateCueModule(inputs.cwd, inputs.workspace);
+        moduleFiles = [...texts.values()].some((text) => text !== undefined)
+            ? cueModuleFilesAtCommit(cueModule, await reader.cueModule(cueModule))
+            : {};
     }
     catch (error) {
         return warning('could not be read', error);
     }
     let loaded;
     try {
-        loaded = loadRuntimeAtCommit(inputs.engine, locations, (location) => texts.get(location.shownAs), inputs.moduleFiles);
+        loaded = loadRuntimeAtCommit(inputs.engine, locations, (location) => texts.get(location.shownAs), moduleFiles);
     }
     catch (error) {
         return warning('does not evaluate', error);
@@ -23289,14 +24395,27 @@ async function readBaseRuntime(inputs) {
 ;// CONCATENATED MODULE: external "node:worker_threads"
 const external_node_worker_threads_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
 ;// CONCATENATED MODULE: ./src/action/deadline-watchdog.ts
-// The last resort of the run's deadline. Network waits stop at the deadline by themselves
-// (AbortSignal, per-request and per-cluster limits); a CUE evaluation cannot: it runs
-// synchronously (in WebAssembly, or in the native engine's process while this thread
-// waits for it) and holds the event loop, so no timer of the main thread
-// fires while it loops. A worker thread keeps time instead: past the deadline and a grace
-// period (for the run to publish what it has), it writes one error annotation straight to
-// standard output and ends the process. It costs one idle thread; it never fires on a run
-// that ends in time.
+// The run's deadline kept by another thread. Network waits stop at the deadline by
+// themselves (AbortSignal, per-request and per-cluster limits); a CUE evaluation cannot: it
+// runs synchronously (in WebAssembly, or in the native engine's process while this thread
+// waits for it) and holds the event loop, so no timer of the main thread fires while it
+// loops. A worker thread keeps time instead, in two steps:
+// - at the reserve (the part of the deadline kept to publish, run-action.ts), it stops the
+//   native CUE engine (`stopEngineAt`: the engine's EngineStopper, ../cue/types.ts). The main
+//   thread's blocking wait for the engine then ends with CueEngineStopped, and the run goes on
+//   the normal way: the cluster in flight is reported failed at step `deadline` (which step
+//   it was at, for how long), and the comment and the job summary say that this commit could
+//   not be diffed, masked as everything published. The engine is stopped whether or not it is
+//   busy then: no evaluation is due past the reserve (no cluster, instance or build starts
+//   after it), and a cluster's work still running would otherwise start the next one while
+//   the report is published. Chosen over the worker publishing by itself because the one
+//   publishing path (masking, the marker, the review record, the outputs) stays the only one.
+// - past the deadline and a grace period (for the run to publish what it has), it writes one
+//   error annotation straight to standard output and ends the process: the last resort,
+//   for the WebAssembly engine (it runs on the main thread, nothing can stop it but the
+//   process's end) and for anything else that holds the event loop.
+// It costs one idle thread; it never fires on a run that ends in time.
+
 
 
 /**
@@ -23306,13 +24425,20 @@ const external_node_worker_threads_namespaceObject = __WEBPACK_EXTERNAL_createRe
 function watchdogGraceMs(deadlineMs) {
     return Math.min(30_000, Math.max(1_000, Math.round(deadlineMs / 4)));
 }
+// The engine is stopped as EngineStopper says: STOPPED_FROM_OUTSIDE stored first, then SIGKILL.
 const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads');
+const { workerData, parentPort } = require('node:worker_threads');
 const { writeSync } = require('node:fs');
 setTimeout(() => {
   try { writeSync(1, workerData.message); } catch {}
   process.kill(process.pid, 'SIGKILL');
 }, workerData.afterMs);
+parentPort.on('message', ({ pid, state, at }) => {
+  setTimeout(() => {
+    Atomics.store(new Int32Array(state), 0, workerData.stoppedFromOutside);
+    try { process.kill(pid, 'SIGKILL'); } catch {}
+  }, Math.max(0, at - Date.now()));
+});
 `;
 /**
  * Starts the watchdog: `deadlineMs` from now plus the grace period, it prints the message
@@ -23320,9 +24446,13 @@ setTimeout(() => {
  */
 function startDeadlineWatchdog(deadlineMs, describe, graceMs = watchdogGraceMs(deadlineMs)) {
     const message = (0,workflow_commands/* formatAnnotation */.tn)({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
-    const worker = new external_node_worker_threads_namespaceObject.Worker(WORKER_SOURCE, { eval: true, workerData: { message, afterMs: deadlineMs + graceMs } });
+    const worker = new external_node_worker_threads_namespaceObject.Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { message, afterMs: deadlineMs + graceMs, stoppedFromOutside: STOPPED_FROM_OUTSIDE },
+    });
     worker.unref();
     return {
+        stopEngineAt: (at, stopper) => worker.postMessage({ pid: stopper.pid, state: stopper.state, at }),
         stop: () => {
             void worker.terminate();
         },
@@ -23365,8 +24495,8 @@ class ActionLog {
                 this.annotate({ level: 'error', title: this.group ?? this.runTitle, message });
             return;
         }
-        if (text.startsWith(WARNING_MARK)) {
-            this.annotate({ level: 'warning', title: this.group ?? this.runTitle, message: text.slice(WARNING_MARK.length) });
+        if (text.startsWith(fleet_run_WARNING_MARK)) {
+            this.annotate({ level: 'warning', title: this.group ?? this.runTitle, message: text.slice(fleet_run_WARNING_MARK.length) });
             return;
         }
         this.write(`${(0,workflow_commands/* escapeLogText */.dD)(this.redact(text))}\n`);
@@ -23927,6 +25057,7 @@ function rollbackPlan(context, inputs) {
 
 
 
+
 const STATE_LABELS = {
     deployed: '✅ deployed',
     stale: '🟠 stale',
@@ -23942,11 +25073,12 @@ function status_report_shortDigest(digest) {
 const dash = '–';
 function rowCells(row) {
     const module = row.module ?? row.desired;
-    const cell = (text) => (text ? escapeInline(text) : dash);
+    // Names, versions and reasons come from the clusters and the user's files: what does not show is shown escaped.
+    const cell = (text) => (text ? escapeInline(showHiddenText(text)) : dash);
     return [
         cell(row.cluster),
         cell(row.group),
-        row.instance ? code(row.instance) : dash,
+        row.instance ? code(showHiddenText(row.instance)) : dash,
         cell(row.namespace),
         STATE_LABELS[row.state],
         cell(module?.version),
@@ -23979,7 +25111,7 @@ const HEADINGS = [
  */
 function renderStatusMarkdown(state, context, options = {}) {
     const measure = options.measure ?? commentLength;
-    const head = `${options.marker ? `${options.marker}\n` : ''}## timoni-fleet status: ${escapeInline(state.bundle || '(bundle not evaluated)')}\n\n` +
+    const head = `${options.marker ? `${options.marker}\n` : ''}## timoni-fleet status: ${escapeInline(showHiddenText(state.bundle || '(bundle not evaluated)'))}\n\n` +
         `${stateSummary(state)}\n\nRead at ${commitLink(context)} by ${runLink(context, 'this run')}.\n\n`;
     const table = (rows) => tableHeader(HEADINGS, ['l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'r', 'l']) +
         rows.map((r) => tableRow(rowCells(r))).join('');
@@ -24259,7 +25391,8 @@ async function runReport(input) {
 // read does (as a cluster that could not be diffed fails a drift). A diff or an apply also reads the runtime as
 // it was at the event's base commit (base-runtime.ts), for the clusters that leave the fleet.
 // `mode: rollback` (a dispatch's) rolls out each instance's revision from its history
-// (../fleet/revision-rollback.ts) and publishes as an apply does.
+// (../fleet/revision-rollback.ts) and publishes as an apply does; under `reviewed: require`
+// only a revision applied by a reviewed run (or a rollback to one) is put back (review-check.ts).
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
@@ -24333,8 +25466,9 @@ function kubeconfigSources(config, env) {
 /**
  * The environment offered to runtime attributes (runtime-environment.ts), checked against
  * every secret registered so far (the inputs' tokens and credentials, the kubeconfigs and
- * their keys): a variable whose value holds one, or a URL with a password, is withheld under
- * runtime-from-env (the log names it, never its value) and refused when runtime-env lists it.
+ * their keys): a variable whose value holds one or a credential, encoded or not, is
+ * withheld under runtime-from-env (the log names it, never its value) and refused when
+ * runtime-env lists it.
  */
 function offeredEnvironment(config, env, secrets, log) {
     const withheld = [];
@@ -24353,7 +25487,7 @@ function offeredEnvironment(config, env, secrets, log) {
         throw error;
     }
     if (withheld.length > 0) {
-        log.line(`runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`);
+        log.line(`runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a credential, as it stands or encoded, is never given to runtime attributes`);
     }
     return environment;
 }
@@ -24369,12 +25503,14 @@ function runPlan(context, config, mode) {
     };
     return mode === 'rollback' ? rollbackPlan(context, inputs) : planRun(context, inputs);
 }
-async function readWorkspace(io, config) {
+/** `onEngine` hears of the engine before anything is evaluated (the watchdog stops it at the reserve). */
+async function readWorkspace(io, config, onEngine = () => undefined) {
     const workspace = io.env.GITHUB_WORKSPACE ?? io.cwd;
     const cwd = (0,external_node_path_namespaceObject.resolve)(workspace, config.workingDirectory);
     // Every bundle, runtime, cue.mod and local module file must resolve inside the workspace.
     const boundary = new FileBoundary([workspace]);
     const engine = await loadCueEngine({ memoryLimitMiB: config.cueMemoryLimitMiB });
+    onEngine(engine);
     const moduleFiles = readCueModuleFiles(cwd, boundary);
     const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');
     return { workspace, cwd, boundary, engine, moduleFiles, runtime };
@@ -24492,7 +25628,15 @@ function runLimits(io, config, plan, log) {
     const cancel = writes ? io.cancellation?.signal : undefined;
     const publishing = cancel ? AbortSignal.any([deadline, (0,cancellation/* abortedAfterCancel */.Q1)(cancel, CANCEL_PUBLISH_MS)]) : deadline;
     log.line(`deadline ${formatLimit(config.deadlineMs)}: the clusters' work stops ${formatLimit(reserveMs)} before it, kept to publish the report`);
-    return { deadlineAt, workDeadline, deadline, publishing, ...(cancel ? { cancel } : {}), release: () => release?.() };
+    return {
+        deadlineAt,
+        workDeadline,
+        deadline,
+        publishing,
+        ...(cancel ? { cancel } : {}),
+        text: `deadline ${formatLimit(config.deadlineMs)}, ${formatLimit(reserveMs)} of it kept to publish the report`,
+        release: () => release?.(),
+    };
 }
 /** A plan that reaches clusters: the fleet run made, the clusters diffed, applied or read, and the report published. */
 async function runOnClusters(io, start, secrets, log) {
@@ -24501,7 +25645,12 @@ async function runOnClusters(io, start, secrets, log) {
     const watchdog = startWatchdog(config);
     log.runTitle = `timoni-fleet ${plan.mode}`;
     try {
-        const workspace = await readWorkspace(io, config);
+        // The native engine is stopped at the reserve, busy or not (deadline-watchdog.ts): an
+        // evaluation still running then is abandoned and reported, not waited for.
+        const workspace = await readWorkspace(io, config, (engine) => {
+            if (engine.stopper)
+                watchdog.stopEngineAt(limits.deadlineAt, engine.stopper);
+        });
         const run = await fleetRun(io, start, workspace, limits, secrets, log);
         // Where the report goes, made when it is published: the secrets to mask are those known by then (values the run read included).
         const target = (signal) => ({
@@ -24582,6 +25731,7 @@ async function fleetRun(io, start, ws, limits, secrets, log) {
         provenance: { ...(context.sha ? { commit: context.sha } : {}), runUrl: context.runUrl },
         log,
         deadlineAt: limits.deadlineAt,
+        deadlineText: limits.text,
         ...(limits.cancel ? { cancel: limits.cancel } : {}),
         timings: {},
         // A CUE error is annotated on the user's own lines; any other failure is told once by the fleet's failure line (log.ts).
@@ -24591,7 +25741,8 @@ async function fleetRun(io, start, ws, limits, secrets, log) {
         // A drift run reports the clusters that hold the bundle but left the runtime (fleet/orphaned-clusters.ts).
         ...(plan.mode === 'drift' ? { lookForOrphans: true } : {}),
         // A rollback builds each instance from a revision of its history (fleet/revision-rollback.ts).
-        ...(plan.mode === 'rollback' ? { rollbackTo: plan.target } : {}),
+        // Under `reviewed: require` only a revision applied by a reviewed run is put back (review-check.ts).
+        ...(plan.mode === 'rollback' ? { rollbackTo: { ...plan.target, ...revisionReviewRule(config.reviewed) } } : {}),
     };
 }
 /** The module resolver of a run: registry credentials bound to their hosts, secrets registered, stopped by the work's deadline. */
@@ -24612,7 +25763,6 @@ function baseRuntime(start, ws, limits, secrets, log) {
         cwd: ws.cwd,
         workspace: ws.workspace,
         engine: ws.engine,
-        moduleFiles: ws.moduleFiles,
         githubToken: config.githubToken,
         signal: limits.workDeadline,
         log: (line) => log.line(line),
@@ -24851,31 +26001,67 @@ function abortedAfterCancel(cancel, afterMs) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   U: () => (/* binding */ escapeControls),
-/* harmony export */   h: () => (/* binding */ quote)
+/* harmony export */   UN: () => (/* binding */ escapeControls),
+/* harmony export */   a6: () => (/* binding */ NOT_SHOWN),
+/* harmony export */   hD: () => (/* binding */ quote),
+/* harmony export */   uI: () => (/* binding */ notShownIn)
 /* harmony export */ });
+/* unused harmony export holdsNotShown */
 // Text from the user's files, shown to a person: one rule for every log line and terminal
-// line (the Actions log, the CLI's output), and one for a name or value quoted in a message.
+// line (the Actions log, the CLI's output), one for a name or value quoted in a message, and
+// the one set of characters that both, and the reports (../report/redaction.ts), show escaped.
 //
 // A bundle, runtime or module is written by a pull request's author; what it names (an
 // object, an instance, a cluster, a label) and what it holds (values, CUE error texts) can
 // carry any character. Printed raw, an ESC or CSI (U+009B) starts an ANSI sequence that a
 // terminal or the Actions log viewer interprets (colours, cursor moves that overwrite what
-// was printed before, hyperlinks), and a line break or separator starts a new line that
-// could read as a workflow command or as our own output. So:
-//   - a log line shows every control character escaped, JSON-style (`\u001b[31m`), except
-//     tab and the line break itself: C0 (U+0000-U+001F), DEL, C1 (U+0080-U+009F, NEL and
-//     CSI among them), and the Unicode line and paragraph separators (U+2028, U+2029); a
-//     CRLF is a line break, a lone CR is shown escaped (a terminal would return the cursor
-//     and print over the line);
-//   - a name or value quoted in a message is JSON-quoted, and beyond what JSON escapes
-//     (C0, `"` and `\`), DEL, C1, the separators and the invisible format characters
-//     (bidirectional controls, zero-width characters, U+FEFF: Unicode category Cf) are
-//     escaped as well, so that what a reader sees between the quotes is what the name is.
+// was printed before, hyperlinks), a line break or separator starts a new line that could
+// read as a workflow command or as our own output, and a character that does not show makes
+// two different names or values read the same. Which characters do not show is decided by
+// Unicode property, not by a list (NOT_SHOWN below), so that a character of the same kind
+// that a list would have missed is escaped too:
+//   - controls, Cc (C0, DEL, C1 with NEL and CSI), except tab and the line break;
+//   - format characters, Cf (bidirectional controls, zero-width characters, U+FEFF, the soft
+//     hyphen U+00AD, U+180E, the tag characters U+E0000-U+E007F);
+//   - default ignorable code points, Default_Ignorable_Code_Point (U+034F, the Hangul fillers
+//     U+115F, U+1160, U+3164, U+FFA0, U+17B4, U+17B5, every variation selector and tag);
+//   - variation selectors, Variation_Selector (U+180B-U+180F, U+FE00-U+FE0F,
+//     U+E0100-U+E01EF), named although they are default ignorable as well;
+//   - the line and paragraph separators, Zl and Zp (U+2028, U+2029);
+//   - spaces other than U+0020, Zs (no-break and ideographic spaces, U+2000-U+200A): they
+//     show as a space, so a value changed only from a space to one of them would read the same;
+//   - private use, Co: what it shows is up to a font, not to Unicode;
+//   - unassigned code points, Cn (noncharacters among them): the engine's Unicode does not
+//     know what they are, so nothing says they show (a character assigned by a later Unicode
+//     version is escaped until Node's tables know it);
+//   - lone surrogates, Cs: not a character at all (UTF-8 turns them into U+FFFD).
+// Other combining marks (Mn) are not escaped: they show, on the character before them, and
+// scripts need them. The price: an emoji sequence from the user's files shows its joiner
+// (U+200D) and its selector (U+FE0F) escaped, as any other text would. So:
+//   - a log line shows every such character escaped, JSON-style (`\u001b[31m`, `\u00ad`),
+//     except tab and the line break; a CRLF is a line break, a lone CR is shown escaped (a
+//     terminal would return the cursor and print over the line);
+//   - a name or value quoted in a message is JSON-quoted, and beyond what JSON escapes (C0,
+//     `"` and `\`) every other such character is escaped as well, so that what a reader sees
+//     between the quotes is what the name is.
 // An ordinary name reads the same as before: `"web"` is `"web"`.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const LOG_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\r\u2028\u2029]/g;
-const QUOTED_INVISIBLE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
+/**
+ * One character that does not show as itself (see the header): matched by Unicode property.
+ * Tab, line feed and the ordinary space are never matched. Global: use with `replace`, or
+ * reset `lastIndex`; `holdsNotShown` tests a text.
+ */
+const NOT_SHOWN = /(?![\t\n ])[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}]/gu;
+/** Whether the text holds a character that does not show as itself (NOT_SHOWN). */
+function holdsNotShown(text) {
+    NOT_SHOWN.lastIndex = 0;
+    const found = NOT_SHOWN.test(text);
+    NOT_SHOWN.lastIndex = 0;
+    return found;
+}
+/** The characters of the text that do not show as themselves (NOT_SHOWN), once each, in code point order. */
+function notShownIn(text) {
+    return [...new Set(text.match(NOT_SHOWN) ?? [])].sort((a, b) => (a.codePointAt(0) ?? 0) - (b.codePointAt(0) ?? 0));
+}
 function unicodeEscape(character) {
     let escaped = '';
     // Code units, as JSON writes them: a character beyond U+FFFF becomes its surrogate pair.
@@ -24883,13 +26069,13 @@ function unicodeEscape(character) {
         escaped += `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`;
     return escaped;
 }
-/** Text as a log or terminal line shows it: control characters and separators escaped, line breaks kept (CRLF as LF). */
+/** Text as a log or terminal line shows it: every character that does not show escaped (NOT_SHOWN), tabs and line breaks kept (CRLF as LF). */
 function escapeControls(text) {
-    return text.replace(/\r\n/g, '\n').replace(LOG_CONTROL, unicodeEscape);
+    return text.replace(/\r\n/g, '\n').replace(NOT_SHOWN, unicodeEscape);
 }
-/** A name or value for a message: JSON-quoted, with C1 controls, separators and invisible format characters escaped. */
+/** A name or value for a message: JSON-quoted, with every character that does not show escaped (NOT_SHOWN). */
 function quote(value) {
-    return JSON.stringify(value).replace(QUOTED_INVISIBLE, unicodeEscape);
+    return JSON.stringify(value).replace(NOT_SHOWN, unicodeEscape);
 }
 
 
@@ -24901,7 +26087,7 @@ function quote(value) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5025);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4224);
 /* harmony import */ var _workflow_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6137);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4632);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
@@ -24965,19 +26151,19 @@ function escapeProperty(text) {
 function formatAnnotation(annotation) {
     const properties = [];
     if (annotation.file)
-        properties.push(`file=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(annotation.file))}`);
+        properties.push(`file=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .UN)(annotation.file))}`);
     if (annotation.line !== undefined)
         properties.push(`line=${annotation.line}`);
     if (annotation.column !== undefined)
         properties.push(`col=${annotation.column}`);
     if (annotation.title)
-        properties.push(`title=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(annotation.title))}`);
+        properties.push(`title=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .UN)(annotation.title))}`);
     const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
     return `::${head}::${escapeData(escapeLogText(annotation.message))}\n`;
 }
 /** A group's opening line; the title has its control characters escaped. */
 function formatGroupStart(title) {
-    return `::group::${escapeData((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(title))}\n`;
+    return `::group::${escapeData((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .UN)(title))}\n`;
 }
 // How the runner finds workflow commands in what an action prints (actions/runner, read at
 // commit 258d6c857, net8.0):
@@ -25023,7 +26209,7 @@ const COMMAND_START = /^([\s\u0085\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}]*):/u;
  * rule above.
  */
 function escapeLogText(text) {
-    return (0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(text)
+    return (0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .UN)(text)
         .split('\n')
         .map((line) => line.replace(COMMAND_START, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
         .join('\n');
