@@ -17,7 +17,10 @@ import {
   renderJobSummary,
   renderPullRequestComment,
   renderRolloutComment,
+  renderRunFailureComment,
+  renderRunFailureSummary,
   type ReportContext,
+  type RunFailure,
   type ReviewedRecord,
 } from '../report/index.js';
 import { writeChangesFile, type ChangesFileTarget } from './changes-file.js';
@@ -156,7 +159,20 @@ export async function pullRequestOfRollout(
 const errorMessage = (error: unknown, secrets: readonly string[]): string =>
   maskSecrets(error instanceof Error ? error.message : String(error), secrets);
 
-async function postComment(input: PublishInput, reportContext: ReportContext): Promise<CommentReport> {
+/** What a comment is posted from: where, for which plan, whether comments are wanted. */
+type CommentInput = PublishTarget & Pick<PublishInput, 'plan' | 'comment'>;
+
+/** The comment's body for its pull request, and the bundle it is of ('' when its name is unknown). */
+interface CommentBody {
+  bundle: string;
+  render(context: ReportContext): string;
+}
+
+async function postComment(
+  input: CommentInput,
+  reportContext: ReportContext,
+  comment: CommentBody,
+): Promise<CommentReport> {
   if (!input.comment) return { kind: 'none' };
   if (!input.githubToken) {
     input.log.line('no github-token: the pull request comment is skipped');
@@ -180,16 +196,9 @@ async function postComment(input: PublishInput, reportContext: ReportContext): P
     return { kind: 'none' };
   }
   try {
-    const context = { ...reportContext, pullRequest };
-    const extra = input.review
-      ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) }
-      : {};
-    const body =
-      input.plan.mode === 'diff'
-        ? renderPullRequestComment(input.changeSet, context)
-        : renderRolloutComment(input.changeSet, context, extra);
+    const body = comment.render({ ...reportContext, pullRequest });
     const author = await tokenIdentity(client, input.commentAuthor);
-    const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
+    const marker = commentMarker(comment.bundle, input.bundleFiles);
     // A bundle whose name is unknown this time (its evaluation failed or was stopped by the
     // deadline) replaces the comment of its last diff, found by its files (comment.ts `filesLine`).
     const outcome = await upsertMarkedComment(
@@ -198,7 +207,7 @@ async function postComment(input: PublishInput, reportContext: ReportContext): P
       marker,
       body,
       author,
-      input.changeSet.bundle === '' && input.bundleFiles.length > 0 ? marker : undefined,
+      comment.bundle === '' && input.bundleFiles.length > 0 ? marker : undefined,
     );
     return outcome.kind === 'not-permitted'
       ? { kind: 'not-permitted', pullRequest, reason: outcome.reason }
@@ -208,8 +217,22 @@ async function postComment(input: PublishInput, reportContext: ReportContext): P
   }
 }
 
+/** The comment of a ChangeSet: a diff's, or a rollout's with what its review check found. */
+function changeSetComment(input: PublishInput): CommentBody {
+  const extra = input.review
+    ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) }
+    : {};
+  return {
+    bundle: input.changeSet.bundle,
+    render: (context) =>
+      input.plan.mode === 'diff'
+        ? renderPullRequestComment(input.changeSet, context)
+        : renderRolloutComment(input.changeSet, context, extra),
+  };
+}
+
 /** Says in the log and the job summary's notes what became of the comment; true when that fails the step. */
-function reportComment(report: CommentReport, input: PublishInput, notes: string[]): boolean {
+function reportComment(report: CommentReport, input: CommentInput, notes: string[]): boolean {
   switch (report.kind) {
     case 'none':
       return false;
@@ -253,7 +276,7 @@ export async function publishResults(input: PublishInput): Promise<PublishOutcom
     notes,
   };
 
-  const comment = await postComment(input, reportContext);
+  const comment = await postComment(input, reportContext, changeSetComment(input));
   const fails = reportComment(comment, input, notes);
 
   const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
@@ -275,4 +298,50 @@ export async function publishResults(input: PublishInput): Promise<PublishOutcom
   setOutput(input.env, 'failed-cluster', failed);
   setOutput(input.env, 'comment-url', commentUrl);
   return { comment, fails };
+}
+
+/** What a run that failed before it reached any cluster publishes (publishRunFailure). */
+export interface RunFailureInput extends PublishTarget {
+  failure: RunFailure;
+  plan: Extract<RunPlan, { mode: 'diff' | 'apply' }>;
+  comment: boolean;
+}
+
+/**
+ * A run that failed before it reached any cluster (the runtime not read or not evaluated, its
+ * evaluation stopped by the deadline): a pull request's diff replaces the bundle's comment,
+ * found by its bundle files (the bundle's name is unknown then), with why this commit could not
+ * be diffed, so that the last commit's diff does not stand for it; the job summary says the
+ * same. An apply says it in the job summary only. The failure's message is masked when
+ * rendered; the step fails whatever is published (run-action.ts).
+ */
+export async function publishRunFailure(input: RunFailureInput): Promise<CommentReport> {
+  const notes: string[] = [];
+  const reportContext: ReportContext = {
+    commitSha: input.plan.sha,
+    runUrl: input.context.runUrl,
+    repository: `${input.context.owner}/${input.context.repo}`,
+    secrets: input.secrets,
+    bundleFiles: input.bundleFiles,
+    notes,
+  };
+  const comment =
+    input.plan.mode === 'diff' && input.bundleFiles.length > 0
+      ? await postComment(input, reportContext, {
+          bundle: '',
+          render: (context) => renderRunFailureComment(input.failure, context),
+        })
+      : ({ kind: 'none' } as const);
+  reportComment(comment, input, notes);
+  const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
+  appendStepSummary(
+    input.env,
+    renderRunFailureSummary(
+      input.failure,
+      { ...reportContext, ...(commentUrl ? { commentUrl } : {}) },
+      input.plan.mode,
+    ),
+  );
+  setOutput(input.env, 'comment-url', commentUrl);
+  return comment;
 }

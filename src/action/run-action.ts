@@ -64,6 +64,7 @@ import {
 } from './event-plan.js';
 import { publishStatus } from './status-report.js';
 import { publishResults, type PublishTarget } from './publish.js';
+import { publishSetupFailure, type SetupProgress } from './setup-failure.js';
 import { loadReviewCheck, revisionReviewRule, type ReviewCheck } from './review-check.js';
 import { runReport } from './report.js';
 import { InputError, setOutput, type Environment } from './runner.js';
@@ -370,24 +371,27 @@ async function runOnClusters(
   const limits = runLimits(io, config, plan, log);
   const watchdog = startWatchdog(config);
   log.runTitle = `timoni-fleet ${plan.mode}`;
+  // Where the report goes, made when it is published: the secrets to mask are those known by then (values the run read included).
+  const target = (signal: AbortSignal): PublishTarget => ({
+    env: io.env,
+    context,
+    secrets: secrets.secrets(),
+    githubToken: config.githubToken,
+    ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+    bundleFiles: config.bundleFiles,
+    signal,
+    log,
+  });
+  // What the run is doing until it reaches the clusters, for the report of a failure before them.
+  const progress: SetupProgress = { step: 'runtime', since: Date.now() };
+  let run: FleetRun | undefined;
   try {
     // The native engine is stopped at the reserve, busy or not (deadline-watchdog.ts): an
     // evaluation still running then is abandoned and reported, not waited for.
     const workspace = await readWorkspace(io, config, (engine) => {
       if (engine.stopper) watchdog.stopEngineAt(limits.deadlineAt, engine.stopper);
     });
-    const run = await fleetRun(io, start, workspace, limits, secrets, log);
-    // Where the report goes, made when it is published: the secrets to mask are those known by then (values the run read included).
-    const target = (signal: AbortSignal): PublishTarget => ({
-      env: io.env,
-      context,
-      secrets: secrets.secrets(),
-      githubToken: config.githubToken,
-      ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
-      bundleFiles: config.bundleFiles,
-      signal,
-      log,
-    });
+    run = await fleetRun(io, start, workspace, limits, secrets, log, progress);
     if (plan.mode === 'status') return await readAndPublishState(run, plan, config, () => target(limits.deadline), log);
     const review = plan.mode === 'apply' ? await attachReviewCheck(run, start, plan, limits, log) : undefined;
     // An apply or a rollback rolls out; diff and drift plan.
@@ -400,7 +404,21 @@ async function runOnClusters(
     const published = await publishChangeSet(changeSet, plan, config, target(limits.publishing), workspace, review);
     return exitCode(io, changeSet, published, log, limits.cancel);
   } catch (error) {
-    io.write(secrets.redact(errorAnnotations(error)));
+    if (run !== undefined || plan.mode === 'drift' || plan.mode === 'status') {
+      io.write(secrets.redact(errorAnnotations(error)));
+      return 1;
+    }
+    await publishSetupFailure((text) => io.write(text), {
+      error,
+      plan,
+      progress,
+      deadlineText: limits.text,
+      publishing: limits.publishing,
+      comment: config.comment,
+      secrets,
+      log,
+      target,
+    });
     return 1;
   } finally {
     limits.release();
@@ -442,10 +460,14 @@ async function fleetRun(
   limits: RunLimits,
   secrets: SecretRegistry,
   log: ActionLog,
+  progress: SetupProgress = { step: 'runtime', since: Date.now() },
 ): Promise<FleetRun> {
   const { config, context, plan, environment } = start;
+  const at = (step: SetupProgress['step']) => Object.assign(progress, { step, since: Date.now() });
+  at('bundle');
   const bundleFiles = readSourceFiles(config.bundleFiles, ws.cwd, ws.boundary);
   // runtime-cluster may list several clusters (a numbered shard of a fan-out).
+  at('runtime');
   const { runtime, selector, shards } = selectionShards(
     ws.runtime,
     { group: plan.clusterGroup, cluster: plan.cluster },
@@ -455,6 +477,7 @@ async function fleetRun(
   const resolver = moduleResolver(config, ws, limits, secrets);
   const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
   // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
+  at('base runtime');
   const membership =
     plan.mode === 'diff' || plan.mode === 'apply' ? await baseRuntime(start, ws, limits, secrets, log) : {};
   return {

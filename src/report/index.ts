@@ -20,6 +20,8 @@ export {
   type CommentFrame,
 } from './comment.js';
 export { renderJobSummary, renderShortJobSummary } from './job-summary.js';
+export { renderRunFailureComment, renderRunFailureSummary, type RunFailure } from './run-failure.js';
+export { DEADLINE_STEP } from './deadline.js';
 export {
   parseReviewedRecord,
   reviewedBlock,
