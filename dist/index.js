@@ -1531,7 +1531,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 4224:
+/***/ 4512:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -22123,19 +22123,39 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
 
 ;// CONCATENATED MODULE: ./src/report/deadline.ts
 
+
+
 /** The step of a cluster error written when the run's deadline stopped the cluster's work. */
 const DEADLINE_STEP = 'deadline';
+/** One quoted line: "Commit X could not be diffed<where>: <why>." `why` is plain text, masked and escaped here. */
+function couldNotLine(context, verb, where, why) {
+    const text = escapeInline(showHiddenText(secrets_secretMasker(context.secrets)(why)));
+    return `> Commit ${commitLink(context)} could not be ${verb}${where}: ${text}.`;
+}
+/** What follows the lines: what the rest of the report is. */
+function afterLine(verb, clustersFollow) {
+    if (verb === 'applied')
+        return clustersFollow ? '> What was applied before the deadline is listed below.' : '> Nothing was applied.';
+    return clustersFollow
+        ? "> An earlier commit's diff no longer stands for it: whatever is shown here is this commit's."
+        : "> No cluster was reached. An earlier commit's diff no longer stands for it.";
+}
 /** A CAUTION block, one line per cluster the deadline stopped; '' when none. Give it the masked ChangeSet. */
 function deadlineCallout(changeSet, context) {
     const stopped = changeSet.clusters.filter((cluster) => cluster.status === 'failed' && cluster.error?.step === DEADLINE_STEP);
     if (stopped.length === 0)
         return '';
     const verb = changeSet.mode === 'apply' ? 'applied' : 'diffed';
-    const lines = stopped.map((cluster) => `> Commit ${commitLink(context)} could not be ${verb} on cluster ${code(cluster.name)}: ${escapeInline(cluster.error?.message ?? '')}.`);
-    const after = changeSet.mode === 'apply'
-        ? '> What was applied before the deadline is listed below.'
-        : "> An earlier commit's diff no longer stands for it: whatever is shown here is this commit's.";
-    return `> [!CAUTION]\n${lines.join('\n>\n')}\n>\n${after}\n\n`;
+    const lines = stopped.map((cluster) => couldNotLine(context, verb, ` on cluster ${code(cluster.name)}`, cluster.error?.message ?? ''));
+    return `> [!CAUTION]\n${lines.join('\n>\n')}\n>\n${afterLine(verb, true)}\n\n`;
+}
+/** The CAUTION block of a run that failed before it reached any cluster: the commit, the step, the error. */
+function runFailureCallout(failure, context, mode, limit) {
+    const verb = mode === 'apply' ? 'applied' : 'diffed';
+    const cut = limit !== undefined && failure.message.length > limit.chars;
+    const message = cut ? `${failure.message.slice(0, limit.chars)}… (${limit.cutNote})` : failure.message;
+    const line = couldNotLine(context, verb, ` (step ${code(failure.step)})`, message);
+    return `> [!CAUTION]\n${line}\n>\n${afterLine(verb, false)}\n\n`;
 }
 
 ;// CONCATENATED MODULE: ./src/report/comment.ts
@@ -22791,6 +22811,50 @@ function renderDiffs(input) {
     return text ? `**Diffs**\n\n${text}` : '';
 }
 
+;// CONCATENATED MODULE: ./src/report/run-failure.ts
+// The reports of a run that failed before it reached any cluster (the runtime could not be
+// read or evaluated, its evaluation was stopped by the deadline, the bundle files could not
+// be read): the PR comment that replaces the bundle's last diff, and the job summary. Both
+// say that this commit could not be diffed (or applied), at which step and why, in the
+// words of deadline.ts. The bundle's name is unknown then: the comment's marker names the
+// bundle files (comment.ts `commentMarker`), by which it replaces the comment of the last diff.
+
+
+
+
+
+
+/** A comment shows this much of the error; the job summary more. */
+const COMMENT_ERROR_CHARS = 4_000;
+const SUMMARY_ERROR_CHARS = 60_000;
+function headline(context, mode) {
+    const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
+    return `### timoni-fleet ${mode === 'apply' ? 'rollout' : 'diff'}${run}\n\n`;
+}
+/** The PR comment of a diff that failed before any cluster: marker (by bundle files), headline, the callout. */
+function renderRunFailureComment(failure, context) {
+    const body = `${commentMarker('', context.bundleFiles)}\n` +
+        headline(context, 'diff') +
+        runFailureCallout(failure, context, 'diff', {
+            chars: COMMENT_ERROR_CHARS,
+            cutNote: 'cut; the job summary holds more',
+        });
+    const masked = secrets_secretMasker(context.secrets)(body);
+    // The error is capped well under the limit; this only guards the bound.
+    return commentLength(masked) <= COMMENT_LIMIT ? masked : masked.slice(0, COMMENT_LIMIT - 1);
+}
+/** The job summary of a run that failed before any cluster: the same callout, with its notes. */
+function renderRunFailureSummary(failure, context, mode) {
+    const notes = (context.notes ?? []).map((note) => `> ${escapeInline(showHiddenText(note))}\n`).join('');
+    const comment = context.commentUrl
+        ? `The [pull request comment](${markdown_linkTarget(context.commentUrl)}) says so too.\n\n`
+        : '';
+    return secrets_secretMasker(context.secrets)(headline(context, mode) +
+        runFailureCallout(failure, context, mode, { chars: SUMMARY_ERROR_CHARS, cutNote: 'cut' }) +
+        (notes ? `${notes}\n` : '') +
+        comment);
+}
+
 ;// CONCATENATED MODULE: ./src/report/index.ts
 // The report layer: Markdown for the PR comment, its rollout update and the job summary,
 // within GitHub's size limits, secrets masked.
@@ -22803,6 +22867,8 @@ function renderDiffs(input) {
 // reviewed-block.ts (the hidden review record at the end of the PR comment), redaction.ts
 // (what a report may show of secrets; the masking rule itself is src/secrets.ts),
 // markdown.ts (escaping, code, tables; the report's context and links).
+
+
 
 
 
@@ -23333,7 +23399,7 @@ async function pullRequestOfRollout(client, context, plan) {
 }
 /** An error's message with every secret masked (GitHub may echo what it was sent). */
 const errorMessage = (error, secrets) => maskSecrets(error instanceof Error ? error.message : String(error), secrets);
-async function postComment(input, reportContext) {
+async function postComment(input, reportContext, comment) {
     if (!input.comment)
         return { kind: 'none' };
     if (!input.githubToken) {
@@ -23357,18 +23423,12 @@ async function postComment(input, reportContext) {
         return { kind: 'none' };
     }
     try {
-        const context = { ...reportContext, pullRequest };
-        const extra = input.review
-            ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) }
-            : {};
-        const body = input.plan.mode === 'diff'
-            ? renderPullRequestComment(input.changeSet, context)
-            : renderRolloutComment(input.changeSet, context, extra);
+        const body = comment.render({ ...reportContext, pullRequest });
         const author = await tokenIdentity(client, input.commentAuthor);
-        const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
+        const marker = commentMarker(comment.bundle, input.bundleFiles);
         // A bundle whose name is unknown this time (its evaluation failed or was stopped by the
         // deadline) replaces the comment of its last diff, found by its files (comment.ts `filesLine`).
-        const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author, input.changeSet.bundle === '' && input.bundleFiles.length > 0 ? marker : undefined);
+        const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author, comment.bundle === '' && input.bundleFiles.length > 0 ? marker : undefined);
         return outcome.kind === 'not-permitted'
             ? { kind: 'not-permitted', pullRequest, reason: outcome.reason }
             : { kind: outcome.kind, pullRequest, url: outcome.url };
@@ -23376,6 +23436,18 @@ async function postComment(input, reportContext) {
     catch (error) {
         return { kind: 'failed', pullRequest, message: errorMessage(error, input.secrets) };
     }
+}
+/** The comment of a ChangeSet: a diff's, or a rollout's with what its review check found. */
+function changeSetComment(input) {
+    const extra = input.review
+        ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) }
+        : {};
+    return {
+        bundle: input.changeSet.bundle,
+        render: (context) => input.plan.mode === 'diff'
+            ? renderPullRequestComment(input.changeSet, context)
+            : renderRolloutComment(input.changeSet, context, extra),
+    };
 }
 /** Says in the log and the job summary's notes what became of the comment; true when that fails the step. */
 function reportComment(report, input, notes) {
@@ -23419,7 +23491,7 @@ async function publishResults(input) {
         bundleFiles: input.bundleFiles,
         notes,
     };
-    const comment = await postComment(input, reportContext);
+    const comment = await postComment(input, reportContext, changeSetComment(input));
     const fails = reportComment(comment, input, notes);
     const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
     appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
@@ -23439,6 +23511,36 @@ async function publishResults(input) {
     setOutput(input.env, 'failed-cluster', failed);
     setOutput(input.env, 'comment-url', commentUrl);
     return { comment, fails };
+}
+/**
+ * A run that failed before it reached any cluster (the runtime not read or not evaluated, its
+ * evaluation stopped by the deadline): a pull request's diff replaces the bundle's comment,
+ * found by its bundle files (the bundle's name is unknown then), with why this commit could not
+ * be diffed, so that the last commit's diff does not stand for it; the job summary says the
+ * same. An apply says it in the job summary only. The failure's message is masked when
+ * rendered; the step fails whatever is published (run-action.ts).
+ */
+async function publishRunFailure(input) {
+    const notes = [];
+    const reportContext = {
+        commitSha: input.plan.sha,
+        runUrl: input.context.runUrl,
+        repository: `${input.context.owner}/${input.context.repo}`,
+        secrets: input.secrets,
+        bundleFiles: input.bundleFiles,
+        notes,
+    };
+    const comment = input.plan.mode === 'diff' && input.bundleFiles.length > 0
+        ? await postComment(input, reportContext, {
+            bundle: '',
+            render: (context) => renderRunFailureComment(input.failure, context),
+        })
+        : { kind: 'none' };
+    reportComment(comment, input, notes);
+    const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
+    appendStepSummary(input.env, renderRunFailureSummary(input.failure, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }, input.plan.mode));
+    setOutput(input.env, 'comment-url', commentUrl);
+    return comment;
 }
 
 ;// CONCATENATED MODULE: ./src/action/review-check.ts
@@ -25185,6 +25287,60 @@ async function publishStatus(input) {
     return { issue, fails: issue.kind === 'failed' };
 }
 
+;// CONCATENATED MODULE: ./src/action/setup-failure.ts
+// A diff, apply or rollback that failed before it reached any cluster (run-action.ts
+// `runOnClusters`: the runtime not read or not evaluated, its evaluation stopped by the
+// deadline watchdog, the bundle files not read, the base runtime not read). Before, the
+// error was only annotated and the pull request kept the last commit's diff as this one's;
+// now it is also published (publish.ts publishRunFailure).
+
+
+
+
+
+/**
+ * A diff, apply or rollback that failed before it reached any cluster: the error annotated as
+ * always (a CUE error on its lines), and published (publish.ts publishRunFailure): a pull
+ * request's comment and the job summary say that this commit could not be diffed, at which
+ * step and why, so that the last commit's diff does not stand for it. An evaluation stopped by
+ * the deadline (deadline-watchdog.ts) is told as such: step `deadline`, which step it stopped,
+ * for how long, which deadline. A drift or status run only annotates (their reports are not a
+ * pull request's).
+ */
+async function publishSetupFailure(write, failed) {
+    const { error, plan, progress, secrets, log } = failed;
+    const stopped = isEngineStopped(error);
+    const seconds = (Math.max(0, Date.now() - progress.since) / 1000).toFixed(1);
+    const failure = stopped
+        ? {
+            step: DEADLINE_STEP,
+            message: `the run reached its deadline (${failed.deadlineText}) while it was at step ${progress.step} for ${seconds} s, before any cluster: ${EVALUATION_ABANDONED}`,
+        }
+        : { step: progress.step, message: error instanceof Error ? error.message : String(error) };
+    // A CUE error is annotated on the user's own lines; a deadline stop says which deadline.
+    if (stopped)
+        log.annotate({ level: 'error', title: 'timoni-fleet deadline', message: failure.message });
+    else
+        write(secrets.redact(errorAnnotations(error)));
+    try {
+        await publishRunFailure({
+            ...failed.target(failed.publishing),
+            failure: { ...failure, message: secrets.redact(failure.message) },
+            // A rollback is published as an apply: in the job summary only.
+            plan: plan.mode === 'rollback' ? { ...plan, mode: 'apply' } : plan,
+            comment: failed.comment,
+        });
+    }
+    catch (publishError) {
+        // The run fails anyway; what could not be published is said, never swallowed.
+        log.annotate({
+            level: 'error',
+            title: 'timoni-fleet report not published',
+            message: `the report of the failure above could not be published: ${publishError instanceof Error ? publishError.message : String(publishError)}`,
+        });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/merge.ts
 
 class ChangeSetMergeError extends Error {
@@ -25438,6 +25594,7 @@ async function runReport(input) {
 
 
 
+
 /**
  * How long after a cancellation the report may still take: the cluster in flight is given
  * CANCEL_GRACE_MS (../fleet/fleet-run.ts), publishing the rest, all before GitHub's SIGTERM at 7.5 s.
@@ -25644,6 +25801,20 @@ async function runOnClusters(io, start, secrets, log) {
     const limits = runLimits(io, config, plan, log);
     const watchdog = startWatchdog(config);
     log.runTitle = `timoni-fleet ${plan.mode}`;
+    // Where the report goes, made when it is published: the secrets to mask are those known by then (values the run read included).
+    const target = (signal) => ({
+        env: io.env,
+        context,
+        secrets: secrets.secrets(),
+        githubToken: config.githubToken,
+        ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+        bundleFiles: config.bundleFiles,
+        signal,
+        log,
+    });
+    // What the run is doing until it reaches the clusters, for the report of a failure before them.
+    const progress = { step: 'runtime', since: Date.now() };
+    let run;
     try {
         // The native engine is stopped at the reserve, busy or not (deadline-watchdog.ts): an
         // evaluation still running then is abandoned and reported, not waited for.
@@ -25651,18 +25822,7 @@ async function runOnClusters(io, start, secrets, log) {
             if (engine.stopper)
                 watchdog.stopEngineAt(limits.deadlineAt, engine.stopper);
         });
-        const run = await fleetRun(io, start, workspace, limits, secrets, log);
-        // Where the report goes, made when it is published: the secrets to mask are those known by then (values the run read included).
-        const target = (signal) => ({
-            env: io.env,
-            context,
-            secrets: secrets.secrets(),
-            githubToken: config.githubToken,
-            ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
-            bundleFiles: config.bundleFiles,
-            signal,
-            log,
-        });
+        run = await fleetRun(io, start, workspace, limits, secrets, log, progress);
         if (plan.mode === 'status')
             return await readAndPublishState(run, plan, config, () => target(limits.deadline), log);
         const review = plan.mode === 'apply' ? await attachReviewCheck(run, start, plan, limits, log) : undefined;
@@ -25674,7 +25834,21 @@ async function runOnClusters(io, start, secrets, log) {
         return exitCode(io, changeSet, published, log, limits.cancel);
     }
     catch (error) {
-        io.write(secrets.redact(errorAnnotations(error)));
+        if (run !== undefined || plan.mode === 'drift' || plan.mode === 'status') {
+            io.write(secrets.redact(errorAnnotations(error)));
+            return 1;
+        }
+        await publishSetupFailure((text) => io.write(text), {
+            error,
+            plan,
+            progress,
+            deadlineText: limits.text,
+            publishing: limits.publishing,
+            comment: config.comment,
+            secrets,
+            log,
+            target,
+        });
         return 1;
     }
     finally {
@@ -25702,15 +25876,19 @@ async function attachReviewCheck(run, start, plan, limits, log) {
     return review;
 }
 /** The fleet run of a plan: the bundle and runtime read, the module resolver, the base runtime for fleet membership, the options. */
-async function fleetRun(io, start, ws, limits, secrets, log) {
+async function fleetRun(io, start, ws, limits, secrets, log, progress = { step: 'runtime', since: Date.now() }) {
     const { config, context, plan, environment } = start;
+    const at = (step) => Object.assign(progress, { step, since: Date.now() });
+    at('bundle');
     const bundleFiles = readSourceFiles(config.bundleFiles, ws.cwd, ws.boundary);
     // runtime-cluster may list several clusters (a numbered shard of a fan-out).
+    at('runtime');
     const { runtime, selector, shards } = selectionShards(ws.runtime, { group: plan.clusterGroup, cluster: plan.cluster }, config.shardBy);
     setOutput(io.env, 'matrix', matrixOutput(shards));
     const resolver = moduleResolver(config, ws, limits, secrets);
     const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
     // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
+    at('base runtime');
     const membership = plan.mode === 'diff' || plan.mode === 'apply' ? await baseRuntime(start, ws, limits, secrets, log) : {};
     return {
         ...membership,
@@ -26087,7 +26265,7 @@ function quote(value) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4224);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4512);
 /* harmony import */ var _workflow_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6137);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4632);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
